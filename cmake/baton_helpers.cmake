@@ -1,0 +1,30 @@
+# Tiny helpers in the manner of abseil's absl_cc_library / absl_cc_test.
+#
+# baton_cc_library(NAME x SRCS a.cc b.cc DEPS other_lib)
+#   A static library baton_x whose sources see include/ and src/.
+# baton_cc_test(NAME x SRCS x_test.cc DEPS lib [LABELS unit] [TIMEOUT 120])
+#   A GoogleTest binary registered with CTest, tests discovered one by one.
+
+function(baton_cc_library)
+  cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS" ${ARGN})
+  add_library(baton_${ARG_NAME} STATIC ${ARG_SRCS})
+  target_include_directories(baton_${ARG_NAME} PUBLIC
+    ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/src)
+  target_link_libraries(baton_${ARG_NAME} PUBLIC ${ARG_DEPS})
+endfunction()
+
+function(baton_cc_test)
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SRCS;DEPS;LABELS" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SRCS})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS unit)
+  endif()
+  gtest_discover_tests(${ARG_NAME}
+    PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+    ENVIRONMENT "BATON_BIN=$<TARGET_FILE:baton>;BATON_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+    DISCOVERY_TIMEOUT 60)
+endfunction()

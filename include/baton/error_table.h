@@ -1,0 +1,34 @@
+// File: error_table.h
+//
+// The one table that says what each StatusCode becomes at each edge: the CLI's
+// exit code, the HTTP status, and the JSON-RPC error code used when a failure is
+// a protocol error rather than a tool result. See docs/impl.md "Errors".
+
+#ifndef BATON_INCLUDE_BATON_ERROR_TABLE_H_
+#define BATON_INCLUDE_BATON_ERROR_TABLE_H_
+
+#include <span>
+
+#include "baton/status.h"
+
+namespace baton {
+
+struct ErrorMapping {
+  StatusCode code;
+  const char* name;   // StatusCodeName(code)
+  int exit_code;      // CLI process exit status
+  int http_status;    // HTTP response status
+  int jsonrpc_code;   // JSON-RPC 2.0 error code
+  const char* advice; // what the caller should do, one line
+};
+
+// One row per StatusCode, in enum order.
+std::span<const ErrorMapping> ErrorTable();
+const ErrorMapping& MappingFor(StatusCode code);
+
+// Exit code used when the command line itself cannot be parsed.
+inline constexpr int kUsageExitCode = 2;
+
+}  // namespace baton
+
+#endif  // BATON_INCLUDE_BATON_ERROR_TABLE_H_

@@ -1,0 +1,81 @@
+#include "util/json_util.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace baton {
+namespace {
+
+constexpr int kMaxDepth = 256;
+
+// Converts a byte offset into a 1-based line and column for messages.
+std::string Position(std::string_view text, size_t offset) {
+  size_t line = 1;
+  size_t column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+}  // namespace
+
+Result<Json> ParseJson(std::string_view text, std::string_view source) {
+  int depth = 0;
+  bool too_deep = false;
+  // The callback runs before each value is added, which lets a hostile input
+  // be refused before it can exhaust the stack.
+  Json::parser_callback_t guard = [&](int d, Json::parse_event_t event, Json&) {
+    if (event == Json::parse_event_t::object_start ||
+        event == Json::parse_event_t::array_start) {
+      depth = d;
+      if (d >= kMaxDepth) too_deep = true;
+    }
+    return !too_deep;
+  };
+  try {
+    Json value = Json::parse(text.begin(), text.end(), guard);
+    if (too_deep) {
+      return InvalidArgumentError(std::string(source) +
+                                  ": not valid JSON: nesting deeper than " +
+                                  std::to_string(kMaxDepth) + " levels");
+    }
+    return value;
+  } catch (const Json::parse_error& e) {
+    std::string what = e.what();
+    // nlohmann's message starts with "[json.exception.parse_error.101] parse
+    // error at line 1, column 2: "; keep only the reason.
+    const size_t colon = what.find(": ", what.find("parse error"));
+    std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
+    return InvalidArgumentError(std::string(source) + ": not valid JSON: " +
+                                Position(text, e.byte == 0 ? 0 : e.byte - 1) +
+                                ": " + reason);
+  } catch (const Json::exception& e) {
+    return InvalidArgumentError(std::string(source) + ": not valid JSON: " + e.what());
+  }
+  (void)depth;
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFoundError("cannot open " + path);
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) return InternalError("cannot read " + path);
+  return buf.str();
+}
+
+std::string CanonicalJson(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string DumpJson(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace baton

@@ -1,0 +1,37 @@
+// File: json_util.h
+//
+// JSON helpers shared by every layer: parsing that reports where the text went
+// wrong instead of throwing, reading files, and canonical serialisation (the
+// form hashed into the ledger).
+
+#ifndef BATON_SRC_UTIL_JSON_UTIL_H_
+#define BATON_SRC_UTIL_JSON_UTIL_H_
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "baton/status.h"
+
+namespace baton {
+
+using Json = nlohmann::json;
+
+// Parses "text". On failure returns InvalidArgument "<source>: not valid JSON:
+// line L, column C: <reason>". Nesting deeper than 256 levels is refused.
+Result<Json> ParseJson(std::string_view text, std::string_view source);
+
+// Reads the whole file; NotFound / Internal with the path on failure.
+Result<std::string> ReadFile(const std::string& path);
+
+// Canonical form: keys sorted (nlohmann objects are ordered maps), no spaces,
+// UTF-8 kept as is. Two equal values always give the same bytes.
+std::string CanonicalJson(const Json& value);
+
+// Compact single-line dump that never throws on invalid UTF-8 (replaces it).
+std::string DumpJson(const Json& value);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_UTIL_JSON_UTIL_H_
