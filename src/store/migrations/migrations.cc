@@ -1,0 +1,177 @@
+#include "store/migrations/migrations.h"
+
+#include <string>
+
+#include "util/clock.h"
+
+namespace baton {
+namespace {
+
+// Portable SQL only: TEXT, INTEGER, REAL; JSON is stored as TEXT.
+constexpr Migration kMigrations[] = {
+    {1, "core: projects, runs, tasks, dependencies, ledger, idempotency", R"SQL(
+CREATE TABLE projects (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  repo_path TEXT,
+  autonomy_mode TEXT NOT NULL DEFAULT 'autonomous',
+  meta TEXT NOT NULL DEFAULT '{}',
+  version INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  project_id TEXT REFERENCES projects(id),
+  profile TEXT NOT NULL,
+  machine TEXT NOT NULL,
+  status TEXT NOT NULL,
+  title TEXT NOT NULL DEFAULT '',
+  cursor TEXT,
+  cursor_index INTEGER,
+  context TEXT NOT NULL DEFAULT '{}',
+  meta TEXT NOT NULL DEFAULT '{}',
+  version INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX runs_project ON runs(project_id, created_at);
+CREATE INDEX runs_status ON runs(status);
+CREATE TABLE tasks (
+  id TEXT PRIMARY KEY,
+  run_id TEXT REFERENCES runs(id),
+  project_id TEXT REFERENCES projects(id),
+  parent_id TEXT REFERENCES tasks(id),
+  kind TEXT NOT NULL,
+  key TEXT,
+  title TEXT NOT NULL,
+  body TEXT NOT NULL DEFAULT '',
+  machine TEXT NOT NULL,
+  status TEXT NOT NULL,
+  priority INTEGER NOT NULL DEFAULT 0,
+  position INTEGER NOT NULL DEFAULT 0,
+  assignee TEXT,
+  lease_owner TEXT,
+  lease_epoch INTEGER NOT NULL DEFAULT 0,
+  lease_expires_at INTEGER,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  board_column TEXT,
+  result TEXT,
+  meta TEXT NOT NULL DEFAULT '{}',
+  version INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (run_id, key)
+);
+CREATE INDEX tasks_run_status ON tasks(run_id, status);
+CREATE INDEX tasks_project_status ON tasks(project_id, status, priority, position);
+CREATE INDEX tasks_parent ON tasks(parent_id);
+CREATE TABLE task_deps (
+  task_id TEXT NOT NULL REFERENCES tasks(id),
+  depends_on_id TEXT NOT NULL REFERENCES tasks(id),
+  dep_type TEXT NOT NULL DEFAULT 'depends_on',
+  PRIMARY KEY (task_id, depends_on_id),
+  CHECK (task_id <> depends_on_id)
+);
+CREATE INDEX task_deps_reverse ON task_deps(depends_on_id);
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY,
+  time TEXT NOT NULL,
+  run_id TEXT,
+  actor_id TEXT NOT NULL,
+  actor_role TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  files TEXT NOT NULL,
+  refs TEXT NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash TEXT NOT NULL
+);
+CREATE INDEX events_run ON events(run_id, seq);
+CREATE INDEX events_kind ON events(kind, seq);
+CREATE TABLE ledger_head (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  seq INTEGER NOT NULL,
+  hash TEXT NOT NULL
+);
+CREATE TABLE idempotency (
+  key TEXT PRIMARY KEY,
+  op TEXT NOT NULL,
+  actor_id TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  result TEXT NOT NULL,
+  created_at TEXT NOT NULL
+)
+)SQL"},
+};
+
+// Splits a migration into statements. Migrations are ours, so a plain split
+// on ";\n" is enough: no statement contains that sequence inside a string.
+std::vector<std::string> Statements(const char* sql) {
+  std::vector<std::string> out;
+  std::string text(sql);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(";\n", start);
+    if (end == std::string::npos) end = text.size();
+    std::string stmt = text.substr(start, end - start);
+    if (stmt.find_first_not_of(" \n\t") != std::string::npos) out.push_back(stmt);
+    start = end + 2;
+  }
+  return out;
+}
+
+Result<int> AppliedVersion(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", {}));
+  return static_cast<int>(rows.at(0).Int(0));
+}
+
+}  // namespace
+
+std::span<const Migration> AllMigrations() { return kMigrations; }
+
+int LatestSchemaVersion() { return kMigrations[std::size(kMigrations) - 1].version; }
+
+Result<int> Migrate(Connection& conn) {
+  // Fast path: an up-to-date store needs only a read.
+  {
+    ASSIGN_OR_RETURN(std::unique_ptr<Txn> read, conn.Begin(TxnMode::kRead));
+    Result<int> version = AppliedVersion(*read);
+    if (version.ok() && *version == LatestSchemaVersion()) return *version;
+  }
+  // The write lock serialises racing processes; the loser re-reads the
+  // version inside its own transaction and finds nothing left to do.
+  ASSIGN_OR_RETURN(std::unique_ptr<Txn> txn, conn.Begin(TxnMode::kWrite));
+  RETURN_IF_ERROR(txn->Exec(
+                         "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                         "version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                         "applied_at TEXT NOT NULL)",
+                         {})
+                      .status());
+  ASSIGN_OR_RETURN(int applied, AppliedVersion(*txn));
+  if (applied > LatestSchemaVersion()) {
+    return FailedPreconditionError(
+        "the store has schema version " + std::to_string(applied) +
+        ", newer than this baton understands (" +
+        std::to_string(LatestSchemaVersion()) + "); upgrade baton");
+  }
+  for (const Migration& m : kMigrations) {
+    if (m.version <= applied) continue;
+    for (const std::string& stmt : Statements(m.sql)) {
+      Status s = txn->Exec(stmt, {}).status();
+      if (!s.ok()) {
+        return s.WithPrefix("migration " + std::to_string(m.version));
+      }
+    }
+    RETURN_IF_ERROR(txn->Exec("INSERT INTO schema_migrations (version, name, applied_at) "
+                              "VALUES (?, ?, ?)",
+                              {SqlInt(m.version), SqlText(m.name), SqlText(NowRfc3339())})
+                        .status());
+  }
+  RETURN_IF_ERROR(txn->Commit());
+  return LatestSchemaVersion();
+}
+
+}  // namespace baton

@@ -1,0 +1,368 @@
+#include "store/sqlite/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <thread>
+#include <unordered_map>
+
+#include "store/migrations/migrations.h"
+
+namespace baton {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long SQLite's own busy handler waits before we see SQLITE_BUSY and
+// decide ourselves whether to keep trying (until the store's deadline).
+constexpr int kBusyHandlerMs = 2000;
+
+bool IsBusy(int rc) {
+  const int primary = rc & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+Status SqliteError(sqlite3* db, int rc, std::string_view what) {
+  const int primary = rc & 0xff;
+  std::string msg = std::string(what) + ": " +
+                    (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+  switch (primary) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return UnavailableError("store is busy, retry: " + msg);
+    case SQLITE_CONSTRAINT:
+      if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
+        return AlreadyExistsError(msg);
+      }
+      return FailedPreconditionError(msg);
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+      return DataLossError(msg);
+    case SQLITE_FULL:
+      return ResourceExhaustedError(msg);
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+      return FailedPreconditionError(msg);
+    default:
+      return InternalError(msg);
+  }
+}
+
+void SleepJitter(int attempt) {
+  thread_local std::mt19937 gen{std::random_device{}()};
+  const int cap = std::min(50, 1 << std::min(attempt, 5));
+  std::uniform_int_distribution<int> dist(1, cap);
+  std::this_thread::sleep_for(std::chrono::milliseconds(dist(gen)));
+}
+
+class SqliteConnection;
+
+class SqliteTxn final : public Txn {
+ public:
+  explicit SqliteTxn(SqliteConnection* conn) : conn_(conn) {}
+  ~SqliteTxn() override;
+
+  Result<std::vector<Row>> Query(std::string_view sql, SqlParams params) override;
+  Result<int64_t> Exec(std::string_view sql, SqlParams params) override;
+  Status Savepoint(std::string_view name) override;
+  Status RollbackTo(std::string_view name) override;
+  Status Release(std::string_view name) override;
+  Status Commit() override;
+
+ private:
+  SqliteConnection* conn_;
+  bool done_ = false;
+};
+
+class SqliteConnection final : public Connection {
+ public:
+  SqliteConnection(sqlite3* db, int busy_deadline_ms)
+      : db_(db), busy_deadline_ms_(busy_deadline_ms) {}
+  ~SqliteConnection() override {
+    for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
+    sqlite3_close_v2(db_);
+  }
+
+  Result<std::unique_ptr<Txn>> Begin(TxnMode mode) override {
+    const char* sql = mode == TxnMode::kWrite ? "BEGIN IMMEDIATE" : "BEGIN";
+    RETURN_IF_ERROR(ExecRetrying(sql));
+    return std::unique_ptr<Txn>(new SqliteTxn(this));
+  }
+
+  // Runs a statement without parameters, retrying while the database is
+  // busy until the deadline. Used for BEGIN and the pragmas.
+  Status ExecRetrying(const char* sql) {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(busy_deadline_ms_);
+    for (int attempt = 0;; ++attempt) {
+      int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK) return Status();
+      if (!IsBusy(rc) || Clock::now() >= deadline) return SqliteError(db_, rc, sql);
+      SleepJitter(attempt);
+    }
+  }
+
+  Status ExecPlain(const char* sql) {
+    int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+    return rc == SQLITE_OK ? Status() : SqliteError(db_, rc, sql);
+  }
+
+  Result<std::vector<Row>> Run(std::string_view sql, SqlParams params,
+                               int64_t* changes);
+
+  sqlite3* db() { return db_; }
+
+ private:
+  Result<sqlite3_stmt*> Prepare(std::string_view sql);
+  Status Bind(sqlite3_stmt* stmt, SqlParams params);
+
+  sqlite3* db_;
+  int busy_deadline_ms_;
+  std::unordered_map<std::string, sqlite3_stmt*> cache_;
+};
+
+Result<sqlite3_stmt*> SqliteConnection::Prepare(std::string_view sql) {
+  auto it = cache_.find(std::string(sql));
+  if (it != cache_.end()) return it->second;
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    return SqliteError(db_, rc, "preparing \"" + std::string(sql.substr(0, 80)) + "\"");
+  }
+  cache_.emplace(std::string(sql), stmt);
+  return stmt;
+}
+
+Status SqliteConnection::Bind(sqlite3_stmt* stmt, SqlParams params) {
+  if (static_cast<int>(params.size()) != sqlite3_bind_parameter_count(stmt)) {
+    // The SQL and its caller disagree: a programming error, reported loudly.
+    return InternalError("statement expects " +
+                         std::to_string(sqlite3_bind_parameter_count(stmt)) +
+                         " parameters, got " + std::to_string(params.size()));
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    const int idx = static_cast<int>(i) + 1;
+    const SqlValue& v = params[i];
+    int rc = SQLITE_OK;
+    if (const auto* n = std::get_if<int64_t>(&v)) {
+      rc = sqlite3_bind_int64(stmt, idx, *n);
+    } else if (const auto* d = std::get_if<double>(&v)) {
+      rc = sqlite3_bind_double(stmt, idx, *d);
+    } else if (const auto* s = std::get_if<std::string>(&v)) {
+      rc = sqlite3_bind_text(stmt, idx, s->data(), static_cast<int>(s->size()),
+                             SQLITE_TRANSIENT);
+    } else {
+      rc = sqlite3_bind_null(stmt, idx);
+    }
+    if (rc != SQLITE_OK) return SqliteError(db_, rc, "binding parameter");
+  }
+  return Status();
+}
+
+SqlValue ColumnValue(sqlite3_stmt* stmt, int i) {
+  switch (sqlite3_column_type(stmt, i)) {
+    case SQLITE_INTEGER:
+      return static_cast<int64_t>(sqlite3_column_int64(stmt, i));
+    case SQLITE_FLOAT:
+      return sqlite3_column_double(stmt, i);
+    case SQLITE_NULL:
+      return SqlValue();
+    default: {
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, i));
+      return std::string(text, static_cast<size_t>(sqlite3_column_bytes(stmt, i)));
+    }
+  }
+}
+
+Result<std::vector<Row>> SqliteConnection::Run(std::string_view sql,
+                                               SqlParams params,
+                                               int64_t* changes) {
+  ASSIGN_OR_RETURN(sqlite3_stmt * stmt, Prepare(sql));
+  // Reset on every exit so a cached statement never holds a read open.
+  struct Resetter {
+    sqlite3_stmt* s;
+    ~Resetter() {
+      sqlite3_reset(s);
+      sqlite3_clear_bindings(s);
+    }
+  } resetter{stmt};
+  RETURN_IF_ERROR(Bind(stmt, params));
+  std::vector<Row> rows;
+  const int columns = sqlite3_column_count(stmt);
+  for (;;) {
+    int rc = sqlite3_step(stmt);
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) {
+      // sqlite3_step returns the generic code; the extended one says which
+      // constraint failed.
+      return SqliteError(db_, sqlite3_extended_errcode(db_), "statement");
+    }
+    std::vector<SqlValue> values;
+    values.reserve(static_cast<size_t>(columns));
+    for (int i = 0; i < columns; ++i) values.push_back(ColumnValue(stmt, i));
+    rows.emplace_back(std::move(values));
+  }
+  if (changes != nullptr) *changes = sqlite3_changes64(db_);
+  return rows;
+}
+
+SqliteTxn::~SqliteTxn() {
+  if (!done_) {
+    // Destructors never fail (STYLE.md rule 10): a failed rollback leaves the
+    // connection to SQLite's own cleanup when it closes.
+    (void)conn_->ExecPlain("ROLLBACK");
+  }
+}
+
+Result<std::vector<Row>> SqliteTxn::Query(std::string_view sql, SqlParams params) {
+  return conn_->Run(sql, params, nullptr);
+}
+
+Result<int64_t> SqliteTxn::Exec(std::string_view sql, SqlParams params) {
+  int64_t changes = 0;
+  RETURN_IF_ERROR(conn_->Run(sql, params, &changes).status());
+  return changes;
+}
+
+Status SqliteTxn::Savepoint(std::string_view name) {
+  return conn_->ExecPlain(("SAVEPOINT " + std::string(name)).c_str());
+}
+
+Status SqliteTxn::RollbackTo(std::string_view name) {
+  return conn_->ExecPlain(("ROLLBACK TO " + std::string(name)).c_str());
+}
+
+Status SqliteTxn::Release(std::string_view name) {
+  return conn_->ExecPlain(("RELEASE " + std::string(name)).c_str());
+}
+
+Status SqliteTxn::Commit() {
+  Status s = conn_->ExecPlain("COMMIT");
+  if (!s.ok()) {
+    (void)conn_->ExecPlain("ROLLBACK");
+  }
+  done_ = true;
+  return s;
+}
+
+const char* SynchronousPragma(Durability d) {
+  switch (d) {
+    case Durability::kFull:
+      return "PRAGMA synchronous=FULL";
+    case Durability::kNormal:
+      return "PRAGMA synchronous=NORMAL";
+    case Durability::kOff:
+      return "PRAGMA synchronous=OFF";
+  }
+  return "PRAGMA synchronous=FULL";
+}
+
+class SqliteStore final : public Store {
+ public:
+  explicit SqliteStore(StoreOptions options) : options_(std::move(options)) {}
+
+  Result<std::unique_ptr<Connection>> Connect() override {
+    sqlite3* db = nullptr;
+    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                      SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+    int rc = sqlite3_open_v2(options_.location.c_str(), &db, flags, nullptr);
+    if (rc != SQLITE_OK) {
+      Status s = SqliteError(db, rc, "opening store " + options_.location);
+      sqlite3_close_v2(db);
+      return s;
+    }
+    sqlite3_extended_result_codes(db, 1);
+    sqlite3_busy_timeout(db, std::min(kBusyHandlerMs, options_.busy_deadline_ms));
+    auto conn = std::make_unique<SqliteConnection>(db, options_.busy_deadline_ms);
+    Status s = Configure(*conn);
+    if (!s.ok()) return s.WithPrefix("store " + options_.location);
+    return std::unique_ptr<Connection>(std::move(conn));
+  }
+
+  StoreInfo info() const override { return info_; }
+
+  Status Init() {
+    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Connect());
+    ASSIGN_OR_RETURN(int version, Migrate(*conn));
+    // A memdb database lives while one connection to it is open.
+    if (options_.location.find("vfs=memdb") != std::string::npos) {
+      keepalive_ = std::move(conn);
+    }
+    info_.backend = "sqlite";
+    info_.location = options_.location;
+    info_.durability = options_.durability;
+    info_.schema_version = version;
+    info_.detail = "journal_mode=" + journal_mode_ + " " +
+                   std::string(SynchronousPragma(options_.durability) + 7) +
+                   " foreign_keys=ON";
+    return Status();
+  }
+
+ private:
+  Status Configure(SqliteConnection& conn) {
+    // Reading the schema first turns "file is not a database" into a clear
+    // error before any pragma could try to write to the file.
+    RETURN_IF_ERROR(conn.ExecRetrying("SELECT count(*) FROM sqlite_schema"));
+    ASSIGN_OR_RETURN(std::vector<Row> mode,
+                     conn.Run("PRAGMA journal_mode=WAL", {}, nullptr));
+    journal_mode_ = mode.empty() ? "unknown" : mode[0].Str(0);
+    RETURN_IF_ERROR(conn.ExecRetrying("PRAGMA foreign_keys=ON"));
+    RETURN_IF_ERROR(conn.ExecRetrying(SynchronousPragma(options_.durability)));
+    return Status();
+  }
+
+  StoreOptions options_;
+  StoreInfo info_;
+  std::unique_ptr<Connection> keepalive_;
+  std::string journal_mode_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenSqliteStore(const StoreOptions& options) {
+  StoreOptions opts = options;
+  if (opts.location.empty()) return InvalidArgumentError("store: no location given");
+  if (opts.location != ":memory:") {
+    std::error_code ec;
+    std::filesystem::path path = std::filesystem::absolute(opts.location, ec);
+    if (std::filesystem::is_directory(path, ec)) {
+      return InvalidArgumentError("--store " + opts.location +
+                                  ": is a folder; give the database file path");
+    }
+    if (path.has_parent_path()) {
+      std::filesystem::create_directories(path.parent_path(), ec);
+      if (ec) {
+        return FailedPreconditionError("--store " + opts.location +
+                                       ": cannot create folder " +
+                                       path.parent_path().string() + ": " + ec.message());
+      }
+    }
+    opts.location = path.string();
+  } else {
+    // A named database in SQLite's memdb VFS: every connection of this
+    // store sees the same data and ordinary locking applies (unlike
+    // shared-cache mode, whose table locks bypass the busy handler).
+    static std::atomic<int> counter{0};
+    opts.location = "file:/baton-mem-" + std::to_string(getpid()) + "-" +
+                    std::to_string(counter++) + "?vfs=memdb";
+  }
+  auto store = std::make_unique<SqliteStore>(opts);
+  Status s = store->Init();
+  if (!s.ok()) {
+    if (s.code() == StatusCode::kDataLoss) {
+      return DataLossError("--store " + options.location +
+                           " is not a baton store (not a SQLite database, or "
+                           "corrupt): " + s.message());
+    }
+    return s;
+  }
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+}  // namespace baton

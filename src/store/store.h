@@ -1,0 +1,144 @@
+// File: store.h
+//
+// The storage seam (DESIGN.md §2, STYLE.md rule 3). Everything above store/
+// talks to a database only through these classes, with portable SQL ("?"
+// placeholders, standard types, no backend-specific functions), so a second
+// backend (PostgreSQL) implements the same three classes and the same test
+// suite runs on both. No SQLite type appears in this header.
+//
+//   Store       one database; opened once per process; thread-safe.
+//   Connection  one session; used by one thread at a time.
+//   Txn         one transaction on a connection; rolled back on destruction
+//               unless Commit() succeeded.
+//
+// Busy databases are retried inside the backend: callers see Unavailable only
+// when the store stayed busy past its deadline, never "database is locked".
+
+#ifndef BATON_SRC_STORE_STORE_H_
+#define BATON_SRC_STORE_STORE_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "baton/status.h"
+
+namespace baton {
+
+// NULL, an integer, a real or text.
+using SqlValue = std::variant<std::monostate, int64_t, double, std::string>;
+
+inline SqlValue SqlNull() { return std::monostate{}; }
+inline SqlValue SqlText(std::string_view s) { return std::string(s); }
+inline SqlValue SqlInt(int64_t v) { return v; }
+// NULL when "s" is empty.
+inline SqlValue SqlTextOrNull(std::string_view s) {
+  return s.empty() ? SqlValue() : SqlValue(std::string(s));
+}
+
+class Row {
+ public:
+  explicit Row(std::vector<SqlValue> values) : values_(std::move(values)) {}
+  size_t size() const { return values_.size(); }
+  bool IsNull(size_t i) const {
+    return std::holds_alternative<std::monostate>(values_[i]);
+  }
+  // Text of column "i"; "" for NULL; integers and reals as decimal text.
+  std::string Str(size_t i) const;
+  // Integer of column "i"; 0 for NULL.
+  int64_t Int(size_t i) const;
+  double Real(size_t i) const;
+  const SqlValue& at(size_t i) const { return values_[i]; }
+
+ private:
+  std::vector<SqlValue> values_;
+};
+
+using SqlParams = std::span<const SqlValue>;
+
+class Txn {
+ public:
+  virtual ~Txn() = default;
+
+  // Runs "sql" with "params" bound to its "?" placeholders in order and
+  // returns every row. A UNIQUE or PRIMARY KEY violation is AlreadyExists, a
+  // foreign key or CHECK violation FailedPrecondition.
+  virtual Result<std::vector<Row>> Query(std::string_view sql,
+                                         SqlParams params) = 0;
+  // Runs a statement that returns no rows; gives the number of rows changed.
+  virtual Result<int64_t> Exec(std::string_view sql, SqlParams params) = 0;
+
+  // Named savepoints, for one operation inside a batch (DESIGN.md §6).
+  virtual Status Savepoint(std::string_view name) = 0;
+  virtual Status RollbackTo(std::string_view name) = 0;
+  virtual Status Release(std::string_view name) = 0;
+
+  // Makes the transaction durable (as the store's durability mode says).
+  // After a failed Commit the transaction is rolled back.
+  virtual Status Commit() = 0;
+
+  // Convenience forms taking a braced list: txn.Query(sql, {a, b}).
+  Result<std::vector<Row>> Query(std::string_view sql,
+                                 std::initializer_list<SqlValue> params) {
+    return Query(sql, SqlParams(params.begin(), params.size()));
+  }
+  Result<int64_t> Exec(std::string_view sql,
+                       std::initializer_list<SqlValue> params) {
+    return Exec(sql, SqlParams(params.begin(), params.size()));
+  }
+  // The single row a query must return; NotFound with "what" otherwise.
+  Result<Row> QueryOne(std::string_view sql, std::initializer_list<SqlValue> params,
+                       std::string_view what);
+};
+
+enum class TxnMode { kRead, kWrite };
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+  // kWrite takes the write lock at once (SQLite BEGIN IMMEDIATE), retrying a
+  // busy database until the store's busy deadline.
+  virtual Result<std::unique_ptr<Txn>> Begin(TxnMode mode) = 0;
+};
+
+enum class Durability { kFull, kNormal, kOff };
+std::string_view DurabilityName(Durability d);
+Result<Durability> ParseDurability(std::string_view name);
+
+struct StoreOptions {
+  // A file path for SQLite (created with its folder on first use), or
+  // ":memory:" for a private in-memory database (tests only).
+  std::string location;
+  Durability durability = Durability::kFull;
+  // How long a busy database is retried before Unavailable.
+  int busy_deadline_ms = 60000;
+};
+
+struct StoreInfo {
+  std::string backend;     // "sqlite"
+  std::string location;    // absolute path
+  Durability durability;
+  int schema_version;      // migrations applied
+  std::string detail;      // e.g. "journal_mode=wal synchronous=FULL"
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Opens (creating if needed) and migrates the store at "options.location".
+  // Safe when several processes open a new store at the same moment.
+  static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
+
+  virtual Result<std::unique_ptr<Connection>> Connect() = 0;
+  virtual StoreInfo info() const = 0;
+};
+
+}  // namespace baton
+
+#endif  // BATON_SRC_STORE_STORE_H_

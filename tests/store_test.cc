@@ -1,0 +1,204 @@
+// The store seam and its SQLite backend: migrations, concurrency, errors.
+
+#include "store/store.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include "engine/writer.h"
+#include "store/migrations/migrations.h"
+#include "test_util.h"
+
+namespace baton {
+namespace {
+
+using testing::TempDir;
+
+std::unique_ptr<Store> MustOpen(const std::string& location,
+                                Durability d = Durability::kFull) {
+  Result<std::unique_ptr<Store>> store = Store::Open({location, d});
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  if (!store.ok()) std::abort();
+  return std::move(store).value();
+}
+
+int64_t CountRows(Store& store, const std::string& sql) {
+  auto conn = store.Connect();
+  auto txn = (*conn)->Begin(TxnMode::kRead);
+  auto rows = (*txn)->Query(sql, {});
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  return rows.ok() ? (*rows)[0].Int(0) : -1;
+}
+
+TEST(StoreTest, NewStoreIsMigratedWithWalAndDurability) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("sub/dir/baton.db"), Durability::kNormal);
+  StoreInfo info = store->info();
+  EXPECT_EQ(info.backend, "sqlite");
+  EXPECT_EQ(info.schema_version, LatestSchemaVersion());
+  EXPECT_EQ(info.durability, Durability::kNormal);
+  EXPECT_NE(info.detail.find("journal_mode=wal"), std::string::npos) << info.detail;
+  EXPECT_NE(info.detail.find("synchronous=NORMAL"), std::string::npos) << info.detail;
+  EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM schema_migrations"),
+            static_cast<int64_t>(AllMigrations().size()));
+}
+
+TEST(StoreTest, ReopeningIsIdempotent) {
+  TempDir dir;
+  MustOpen(dir.File("b.db"));
+  auto again = MustOpen(dir.File("b.db"));
+  EXPECT_EQ(CountRows(*again, "SELECT COUNT(*) FROM schema_migrations"),
+            static_cast<int64_t>(AllMigrations().size()));
+}
+
+TEST(StoreTest, ProcessesOpeningANewStoreAtOnceAllSucceed) {
+  TempDir dir;
+  const std::string path = dir.File("race.db");
+  std::vector<pid_t> children;
+  for (int i = 0; i < 6; ++i) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      Result<std::unique_ptr<Store>> s = Store::Open({path, Durability::kFull});
+      _exit(s.ok() ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child failed to open";
+  }
+  auto store = MustOpen(path);
+  EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM schema_migrations"),
+            static_cast<int64_t>(AllMigrations().size()));
+}
+
+TEST(StoreTest, NonDatabaseFileIsRefusedAndLeftAlone) {
+  TempDir dir;
+  const std::string path = dir.File("notes.txt");
+  const std::string text(4096, 'x');
+  { std::ofstream(path) << text; }
+  Result<std::unique_ptr<Store>> store = Store::Open({path, Durability::kFull});
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(store.status().message().find(path), std::string::npos) << store.status().message();
+  std::ifstream in(path);
+  std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(after, text);
+}
+
+TEST(StoreTest, FolderAsStoreIsInvalidArgument) {
+  TempDir dir;
+  Result<std::unique_ptr<Store>> store = Store::Open({dir.path(), Durability::kFull});
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(StoreTest, ConstraintViolationsMapToCodes) {
+  auto store = MustOpen(":memory:");
+  auto conn = std::move(store->Connect()).value();
+  auto txn = std::move(conn->Begin(TxnMode::kWrite)).value();
+  const char* insert =
+      "INSERT INTO projects (id, name, created_at, updated_at) VALUES (?, ?, 'x', 'x')";
+  ASSERT_TRUE(txn->Exec(insert, {SqlText("p1"), SqlText("a")}).ok());
+  EXPECT_EQ(txn->Exec(insert, {SqlText("p1"), SqlText("b")}).status().code(),
+            StatusCode::kAlreadyExists);
+  Status fk = txn->Exec("INSERT INTO runs (id, project_id, profile, machine, status, "
+                        "created_at, updated_at) VALUES ('r', 'nope', 'p', 'm', 's', 'x', 'x')",
+                        {})
+                  .status();
+  EXPECT_EQ(fk.code(), StatusCode::kFailedPrecondition) << fk.ToString();
+}
+
+TEST(StoreTest, UncommittedTransactionRollsBack) {
+  auto store = MustOpen(":memory:");
+  auto conn = std::move(store->Connect()).value();
+  {
+    auto txn = std::move(conn->Begin(TxnMode::kWrite)).value();
+    ASSERT_TRUE(txn->Exec("INSERT INTO projects (id, name, created_at, updated_at) "
+                          "VALUES ('p', 'n', 'x', 'x')", {}).ok());
+  }
+  EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM projects"), 0);
+}
+
+TEST(WriterTest, FailingItemRollsBackAloneInItsBatch) {
+  auto store = MustOpen(":memory:");
+  Writer writer(std::move(store->Connect()).value(), 16);
+  auto insert = [](const std::string& id) {
+    return [id](Txn& txn) -> Result<Json> {
+      RETURN_IF_ERROR(txn.Exec("INSERT INTO projects (id, name, created_at, updated_at) "
+                               "VALUES (?, ?, 'x', 'x')",
+                               {SqlText(id), SqlText(id)})
+                          .status());
+      return Json(id);
+    };
+  };
+  std::vector<WriteFn> fns = {insert("a"), insert("b"),
+                              [](Txn& txn) -> Result<Json> {
+                                // Writes, then fails: its write must vanish.
+                                RETURN_IF_ERROR(txn.Exec("INSERT INTO projects (id, name, "
+                                                         "created_at, updated_at) VALUES "
+                                                         "('c', 'c', 'x', 'x')", {})
+                                                    .status());
+                                return AbortedError("changed my mind");
+                              },
+                              insert("a"), insert("d")};
+  std::vector<Result<Json>> results = writer.SubmitAll(std::move(fns));
+  ASSERT_EQ(results.size(), 5u);
+  EXPECT_TRUE(results[0].ok());
+  EXPECT_TRUE(results[1].ok());
+  EXPECT_EQ(results[2].status().code(), StatusCode::kAborted);
+  EXPECT_EQ(results[3].status().code(), StatusCode::kAlreadyExists);
+  EXPECT_TRUE(results[4].ok());
+  EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM projects"), 3);
+  EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM projects WHERE id = 'c'"), 0);
+  EXPECT_EQ(writer.stats().batches, 1);
+}
+
+TEST(WriterTest, GroupCommitBatchesConcurrentCallers) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("g.db"));
+  Writer writer(std::move(store->Connect()).value(), 256);
+  writer.StartGroupCommit();
+  std::atomic<int> next{0};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 16; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 100; ++i) {
+        const std::string id = "p" + std::to_string(next++);
+        Result<Json> r = writer.Submit([id](Txn& txn) -> Result<Json> {
+          RETURN_IF_ERROR(txn.Exec("INSERT INTO projects (id, name, created_at, updated_at) "
+                                   "VALUES (?, ?, 'x', 'x')",
+                                   {SqlText(id), SqlText(id)})
+                              .status());
+          return Json(id);
+        });
+        if (!r.ok()) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  writer.Stop();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM projects"), 1600);
+  // Sixteen callers at once must share commits.
+  EXPECT_LT(writer.stats().batches, 1600);
+  EXPECT_EQ(writer.stats().items, 1600);
+}
+
+TEST(WriterTest, StoppedWriterRefusesWithUnavailable) {
+  auto store = MustOpen(":memory:");
+  Writer writer(std::move(store->Connect()).value(), 4);
+  writer.StartGroupCommit();
+  writer.Stop();
+  Result<Json> r = writer.Submit([](Txn&) -> Result<Json> { return Json(1); });
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace baton
