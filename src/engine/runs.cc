@@ -1,0 +1,206 @@
+#include "engine/core_services.h"
+#include "engine/ledger.h"
+#include "model/profile.h"
+#include "util/clock.h"
+
+namespace baton {
+namespace {
+
+constexpr char kRunColumns[] =
+    "id, project_id, profile, machine, status, title, cursor, cursor_index, "
+    "context, meta, version, created_at, updated_at";
+
+Json ParseStored(const std::string& text) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? Json::object() : j;
+}
+
+Json RunRowToJson(const Row& r) {
+  return Json{{"id", r.Str(0)},
+              {"project_id", r.IsNull(1) ? Json() : Json(r.Str(1))},
+              {"profile", r.Str(2)},
+              {"machine", r.Str(3)},
+              {"status", r.Str(4)},
+              {"title", r.Str(5)},
+              {"cursor", r.IsNull(6) ? Json() : Json(r.Str(6))},
+              {"cursor_index", r.IsNull(7) ? Json() : Json(r.Int(7))},
+              {"context", ParseStored(r.Str(8))},
+              {"meta", ParseStored(r.Str(9))},
+              {"version", r.Int(10)},
+              {"created_at", r.Str(11)},
+              {"updated_at", r.Str(12)}};
+}
+
+// Writes the run's mutable columns back and bumps its version.
+Status StoreRun(OpContext& ctx, const Json& run) {
+  return ctx.txn
+      .Exec("UPDATE runs SET status = ?, context = ?, meta = ?, "
+            "version = version + 1, updated_at = ? WHERE id = ?",
+            {SqlText(run["status"].get<std::string>()),
+             SqlText(CanonicalJson(run["context"])),
+             SqlText(CanonicalJson(run["meta"])), SqlText(ctx.now),
+             SqlText(run["id"].get<std::string>())})
+      .status();
+}
+
+// Loads the run named by in["id"] and checks expect_version.
+Result<Json> LoadForUpdate(OpContext& ctx, const Json& in) {
+  const std::string id = in.at("id").get<std::string>();
+  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, id));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "run", id, run["version"].get<int64_t>()));
+  return run;
+}
+
+}  // namespace
+
+Result<Json> LoadRun(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query(std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?",
+                             {SqlText(id)}));
+  if (rows.empty()) return NotFoundError("run: no run with id \"" + id + "\"");
+  return RunRowToJson(rows[0]);
+}
+
+Result<Json> CreateRun(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(const Profile* profile, FindProfile(in.value("profile", "baton")));
+  const std::string machine_name = in.value("machine", profile->run_machine);
+  Result<const Machine*> machine = ctx.machines.Get(machine_name);
+  if (!machine.ok()) return InvalidArgumentError("machine: " + machine.status().message());
+  std::string project_id;
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+  }
+  const std::string id = in.value("id", NewId("run"));
+  const std::string title = in.value("title", "");
+  const Json context = in.value("context", Json::object());
+  const Json meta = in.value("meta", Json::object());
+  const std::string status = (*machine)->initial();
+  Status inserted =
+      ctx.txn
+          .Exec("INSERT INTO runs (id, project_id, profile, machine, status, title, "
+                "context, meta, version, created_at, updated_at) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+                {SqlText(id), SqlTextOrNull(project_id), SqlText(profile->name),
+                 SqlText(machine_name), SqlText(status), SqlText(title),
+                 SqlText(CanonicalJson(context)), SqlText(CanonicalJson(meta)),
+                 SqlText(ctx.now), SqlText(ctx.now)})
+          .status();
+  if (inserted.code() == StatusCode::kAlreadyExists) {
+    return AlreadyExistsError("run: a run with id \"" + id + "\" already exists");
+  }
+  RETURN_IF_ERROR(inserted);
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = id,
+                                    .kind = "run.created",
+                                    .summary = "run created with profile " +
+                                               std::string(profile->name) + " in " + status,
+                                    .payload = {{"profile", profile->name},
+                                                {"machine", machine_name},
+                                                {"status", status},
+                                                {"title", title},
+                                                {"project_id", project_id}}})
+                      .status());
+  return LoadRun(ctx.txn, id);
+}
+
+Result<Json> ShowRun(OpContext& ctx, const Json& in) {
+  const std::string id = in.at("id").get<std::string>();
+  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(std::vector<Row> counts,
+                   ctx.txn.Query("SELECT status, COUNT(*) FROM tasks WHERE run_id = ? "
+                                 "GROUP BY status ORDER BY status",
+                                 {SqlText(id)}));
+  Json tasks = Json::object();
+  for (const Row& r : counts) tasks[r.Str(0)] = r.Int(1);
+  run["task_counts"] = tasks;
+  ASSIGN_OR_RETURN(Json events, ListEvents(ctx.txn, {.run_id = id, .kind = "run.progress",
+                                                     .limit = 1000000}));
+  Json progress = Json::array();
+  for (const Json& e : events) {
+    progress.push_back({{"timestamp", e["time"]},
+                        {"agent", e["payload"].value("agent", e["actor"]["id"].get<std::string>())},
+                        {"description", e["payload"].value("description", "")}});
+  }
+  run["progress"] = progress;
+  return run;
+}
+
+Result<Json> ListRuns(OpContext& ctx, const Json& in) {
+  std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE 1 = 1";
+  std::vector<SqlValue> params;
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(std::string project_id,
+                     ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+    sql += " AND project_id = ?";
+    params.push_back(SqlText(project_id));
+  }
+  for (const char* column : {"profile", "status"}) {
+    if (in.contains(column)) {
+      sql += std::string(" AND ") + column + " = ?";
+      params.push_back(SqlText(in[column].get<std::string>()));
+    }
+  }
+  sql += " ORDER BY created_at, id LIMIT ?";
+  params.push_back(SqlInt(in.value("limit", 1000)));
+  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql, params));
+  Json list = Json::array();
+  for (const Row& r : rows) list.push_back(RunRowToJson(r));
+  return Json{{"runs", list}};
+}
+
+Result<Json> SetRunStatus(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json run, LoadForUpdate(ctx, in));
+  const std::string from = run["status"].get<std::string>();
+  const std::string to = in.at("status").get<std::string>();
+  ASSIGN_OR_RETURN(const Machine* machine,
+                   ctx.machines.Get(run["machine"].get<std::string>()));
+  RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()));
+  run["status"] = to;
+  RETURN_IF_ERROR(StoreRun(ctx, run));
+  const std::string reason = in.value("reason", "");
+  RETURN_IF_ERROR(
+      AppendEvent(ctx, {.run_id = run["id"].get<std::string>(),
+                        .kind = "run.status",
+                        .summary = from + " -> " + to + (reason.empty() ? "" : ": " + reason),
+                        .payload = {{"from", from}, {"to", to}, {"reason", reason}}})
+          .status());
+  return LoadRun(ctx.txn, run["id"].get<std::string>());
+}
+
+Result<Json> PatchRunContext(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json run, LoadForUpdate(ctx, in));
+  const Json& patch = in.at("patch");
+  Json keys = Json::array();
+  // Shallow merge, as the graph engine merges a node's partial state: each
+  // top-level key replaces the old value whole (null included).
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    run["context"][it.key()] = it.value();
+    keys.push_back(it.key());
+  }
+  RETURN_IF_ERROR(StoreRun(ctx, run));
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run["id"].get<std::string>(),
+                                    .kind = "run.context",
+                                    .summary = "context keys set: " + keys.dump(),
+                                    .payload = {{"patch", patch}}})
+                      .status());
+  return LoadRun(ctx.txn, run["id"].get<std::string>());
+}
+
+Result<Json> AddRunProgress(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json run, LoadForUpdate(ctx, in));
+  const std::string description = in.at("description").get<std::string>();
+  // Progress is the caller's, as in sgai: an agent writes its own entries.
+  const std::string& agent = ctx.actor.id;
+  RETURN_IF_ERROR(StoreRun(ctx, run));
+  ASSIGN_OR_RETURN(int64_t seq,
+                   AppendEvent(ctx, {.run_id = run["id"].get<std::string>(),
+                                     .kind = "run.progress",
+                                     .summary = description,
+                                     .payload = {{"agent", agent},
+                                                 {"description", description}}}));
+  return Json{{"run_id", run["id"]},
+              {"seq", seq},
+              {"version", run["version"].get<int64_t>() + 1},
+              {"progress", {{"timestamp", ctx.now}, {"agent", agent}, {"description", description}}}};
+}
+
+}  // namespace baton
