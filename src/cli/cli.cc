@@ -1,0 +1,169 @@
+#include "cli/cli.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "baton/error_table.h"
+#include "cli/verbs.h"
+
+namespace baton {
+namespace {
+
+constexpr char kDefaultStore[] = ".baton/baton.db";
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
+}  // namespace
+
+Result<ApiOptions> ResolveApiOptions(const GlobalOptions& g, bool group_commit) {
+  ApiOptions options;
+  options.store.location = !g.store.empty() ? g.store : Env("BATON_STORE");
+  if (options.store.location.empty()) options.store.location = kDefaultStore;
+  std::string durability = !g.durability.empty() ? g.durability : Env("BATON_DURABILITY");
+  if (!durability.empty()) {
+    ASSIGN_OR_RETURN(options.store.durability, ParseDurability(durability));
+  }
+  options.group_commit = group_commit;
+  return options;
+}
+
+Result<Actor> ResolveActor(const GlobalOptions& g) {
+  Actor actor = LocalHumanActor();
+  std::string agent = !g.agent.empty() ? g.agent : Env("BATON_AGENT");
+  std::string role = !g.role.empty() ? g.role : Env("BATON_ROLE");
+  if (!agent.empty()) {
+    actor.id = agent;
+    // An agent named on the command line is an agent unless told otherwise.
+    actor.role = "agent";
+  }
+  if (!role.empty()) actor.role = role;
+  RETURN_IF_ERROR(CheckRole(actor.role).WithPrefix("--role"));
+  return actor;
+}
+
+void PrintResult(const std::string& op, const Json& result, const std::string& output) {
+  if (output == "json") {
+    std::cout << result.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+  } else {
+    std::cout << RenderText(op, result);
+  }
+  std::cout.flush();
+}
+
+int ReportError(const Status& status, const std::string& output) {
+  const ErrorMapping& m = MappingFor(status.code());
+  if (output == "json") {
+    std::cout << Json{{"error", status.ToJson()}}.dump(2) << "\n";
+  } else {
+    std::cerr << "baton: " << m.name << ": " << status.message() << "\n";
+    const Json& details = status.details();
+    if (details.is_object() && details.contains("allowed")) {
+      std::cerr << "  allowed next states: " << Json(details["allowed"]).dump() << "\n";
+    }
+  }
+  return m.exit_code;
+}
+
+namespace {
+
+// Where the hand-written commands' flags land; lives as long as RunCli.
+struct FixedArgs {
+  std::string listen = "127.0.0.1:8321";
+  std::string machine;
+  std::string format = "text";
+  std::string op;
+  LogFilter log;
+};
+
+// Registers the hand-written commands; each sets "run" when chosen.
+void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run,
+                      CommandEnv& env, FixedArgs& args) {
+  auto* serve = app.add_subcommand("serve", "Run the server: HTTP API on 127.0.0.1 over the store");
+  auto* listen = &args.listen;
+  serve->add_option("--listen", *listen, "host:port to listen on (port 0 picks a free one)")
+      ->capture_default_str();
+  serve->callback([&run, &g, listen] { run = [&g, listen] { return RunServe(g, *listen); }; });
+
+  auto* status = app.add_subcommand("status", "Show the store, its durability, counts and active runs");
+  status->callback([&run, &env] { run = [&env] { return env.CallAndPrint("store.status", Json::object()); }; });
+
+  auto* machines = app.add_subcommand("machines", "List state machines, or show one");
+  auto* mname = &args.machine;
+  auto* format = &args.format;
+  machines->add_option("name", *mname, "machine to show, e.g. sgai.run");
+  machines->add_option("--format", *format, "text, json or mermaid")
+      ->check(CLI::IsMember({"text", "json", "mermaid"}));
+  machines->callback([&run, &env, mname, format] {
+    run = [&env, mname, format] { return env.ShowMachines(*mname, *format); };
+  });
+
+  auto* ops = app.add_subcommand("ops", "List operations with their schemas, or show one");
+  auto* oname = &args.op;
+  ops->add_option("name", *oname, "operation, e.g. run.set_status");
+  ops->callback([&run, &env, oname] { run = [&env, oname] { return env.ShowOps(*oname); }; });
+
+  auto* verify = app.add_subcommand("verify", "Verify the ledger's hash chain; non-zero exit naming the first broken seq");
+  verify->callback([&run, &env] { run = [&env] { return env.CallAndPrint("ledger.verify", Json::object()); }; });
+
+  auto* log = app.add_subcommand("log", "Show ledger events");
+  auto* filter = &args.log;
+  log->add_option("--run", filter->run, "only events of this run");
+  log->add_option("--kind", filter->kind, "event kind, or a prefix ending in '.'");
+  log->add_option("--since", filter->since, "only events after this seq");
+  log->add_option("--limit", filter->limit, "at most this many events");
+  log->add_flag("--follow,-f", filter->follow, "keep printing new events until interrupted");
+  log->callback([&run, &env, filter] { run = [&env, filter] { return env.Log(*filter); }; });
+}
+
+}  // namespace
+
+int RunCli(int argc, char** argv) {
+  CLI::App app{
+      "baton — the durable state engine and coordination hub for a team of AI coding agents\n"
+      "and their human partner. Every operation is a verb: baton <group> <verb>.",
+      "baton"};
+  app.set_help_all_flag("--help-all", "Show every command and verb with its flags");
+  app.fallthrough();
+  GlobalOptions g;
+  app.add_option("--store", g.store, "store path (default $BATON_STORE or .baton/baton.db)");
+  app.add_option("--agent", g.agent, "caller id (default $BATON_AGENT or the login name)");
+  app.add_option("--role", g.role, "caller role: coordinator, agent, human, admin (default $BATON_ROLE)");
+  app.add_option("--output", g.output, "json or text")->check(CLI::IsMember({"json", "text"}));
+  app.add_option("--durability", g.durability, "full, normal or off (default $BATON_DURABILITY or full)");
+
+  CommandEnv env(g);
+  std::function<int()> run;
+  FixedArgs args;
+  AddFixedCommands(app, g, run, env, args);
+  Status verbs = AddOperationVerbs(app, env, run);
+  if (!verbs.ok()) return ReportError(verbs, "text");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kUsageExitCode;
+  }
+  if (!run) {
+    std::cout << app.help();
+    return kUsageExitCode;
+  }
+  return run();
+}
+
+}  // namespace baton

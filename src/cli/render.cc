@@ -1,0 +1,139 @@
+// Text rendering of operation results for `--output text` (the default).
+// Lists become tables of their most useful columns; single entities become
+// "key: value" lines; anything else is pretty JSON.
+
+#include <algorithm>
+#include <sstream>
+
+#include "cli/cli.h"
+
+namespace baton {
+namespace {
+
+struct ListView {
+  const char* key;                   // the array in the result
+  std::vector<const char*> columns;  // fields to show, in order
+};
+
+const ListView kListViews[] = {
+    {"runs", {"id", "profile", "status", "version", "title"}},
+    {"tasks", {"id", "kind", "status", "priority", "assignee", "title"}},
+    {"projects", {"id", "name", "autonomy_mode", "repo_path"}},
+    {"events", {"seq", "time", "actor", "kind", "summary"}},
+    {"machines", {"name", "initial", "states", "description"}},
+    {"operations", {"name", "roles", "mutating", "summary"}},
+};
+
+std::string Cell(const Json& v) {
+  if (v.is_null()) return "-";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_object() && v.contains("id") && v.contains("role")) {
+    return v["id"].get<std::string>() + "(" + v["role"].get<std::string>() + ")";
+  }
+  if (v.is_array()) {
+    std::string out;
+    for (const Json& item : v) out += (out.empty() ? "" : ",") + Cell(item);
+    return out;
+  }
+  return DumpJson(v);
+}
+
+std::string Table(const Json& rows, const std::vector<const char*>& columns) {
+  std::vector<std::vector<std::string>> cells;
+  std::vector<size_t> width;
+  for (const char* c : columns) width.push_back(std::string(c).size());
+  for (const Json& row : rows) {
+    std::vector<std::string> line;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      std::string cell = row.contains(columns[i]) ? Cell(row[columns[i]]) : "";
+      std::replace(cell.begin(), cell.end(), '\n', ' ');
+      // The last column may be long; the others are kept readable.
+      if (i + 1 < columns.size() && cell.size() > 40) cell = cell.substr(0, 39) + "…";
+      width[i] = std::max(width[i], cell.size());
+      line.push_back(std::move(cell));
+    }
+    cells.push_back(std::move(line));
+  }
+  std::ostringstream out;
+  auto print = [&](const std::vector<std::string>& line) {
+    for (size_t i = 0; i < line.size(); ++i) {
+      out << line[i];
+      if (i + 1 < line.size()) out << std::string(width[i] - line[i].size() + 2, ' ');
+    }
+    out << "\n";
+  };
+  std::vector<std::string> header;
+  for (const char* c : columns) {
+    std::string h = c;
+    std::transform(h.begin(), h.end(), h.begin(), ::toupper);
+    header.push_back(h);
+  }
+  print(header);
+  for (const auto& line : cells) print(line);
+  if (rows.empty()) out << "(none)\n";
+  return out.str();
+}
+
+std::string KeyValues(const Json& obj) {
+  std::ostringstream out;
+  size_t width = 0;
+  for (auto it = obj.begin(); it != obj.end(); ++it) width = std::max(width, it.key().size());
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    out << it.key() << ":" << std::string(width - it.key().size() + 1, ' ');
+    const Json& v = it.value();
+    if (v.is_string()) {
+      out << v.get<std::string>() << "\n";
+    } else if ((v.is_array() || v.is_object()) && !v.empty() && v.dump().size() > 60) {
+      std::string pretty = v.dump(2);
+      std::string indented;
+      for (char c : pretty) {
+        indented += c;
+        if (c == '\n') indented += "  ";
+      }
+      out << "\n  " << indented << "\n";
+    } else {
+      out << Cell(v) << "\n";
+    }
+  }
+  return out.str();
+}
+
+std::string StatusText(const Json& r) {
+  std::ostringstream out;
+  const Json& st = r["store"];
+  out << "store:       " << st.value("location", "") << " (" << st.value("backend", "") << ", schema v"
+      << st.value("schema_version", 0) << ")\n";
+  out << "durability:  " << st.value("durability", "") << "  [" << st.value("detail", "") << "]\n";
+  const Json& c = r["counts"];
+  out << "contents:    " << c.value("projects", 0) << " projects, " << c.value("runs", 0)
+      << " runs, " << c.value("tasks", 0) << " tasks, " << c.value("events", 0) << " events\n";
+  out << "ledger head: seq " << r["ledger"].value("head_seq", 0) << " "
+      << r["ledger"].value("head_hash", "") << "\n";
+  out << "active runs:\n";
+  if (r["active_runs"].empty()) out << "  (none)\n";
+  for (const Json& run : r["active_runs"]) {
+    out << "  " << run.value("id", "") << "  " << run.value("profile", "") << "  "
+        << run.value("status", "") << "  " << run.value("title", "") << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+std::string RenderText(const std::string& op, const Json& result) {
+  if (op == "store.status") return StatusText(result);
+  if (op == "machine.show") return result.value("text", "");
+  if (op == "ledger.verify") {
+    return "ledger OK: " + std::to_string(result.value("events", 0)) +
+           " events verified, head " + result.value("head_hash", "") + "\n";
+  }
+  for (const ListView& view : kListViews) {
+    if (result.is_object() && result.size() == 1 && result.contains(view.key)) {
+      return Table(result[view.key], view.columns);
+    }
+  }
+  if (result.is_object()) return KeyValues(result);
+  return result.dump(2) + "\n";
+}
+
+}  // namespace baton

@@ -1,0 +1,258 @@
+#include "cli/verbs.h"
+
+#include <algorithm>
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+namespace baton {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+std::string FlagName(const std::string& prop) {
+  std::string out = prop;
+  for (char& c : out) {
+    if (c == '_') c = '-';
+  }
+  return out;
+}
+
+// The first non-null type a property schema names ("" when untyped).
+std::string TypeOf(const Json& prop) {
+  auto it = prop.find("type");
+  if (it == prop.end()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  for (const Json& t : *it) {
+    if (t != "null") return t.get<std::string>();
+  }
+  return "";
+}
+
+Result<std::string> ReadArgText(const std::string& value, const std::string& flag) {
+  if (value.empty() || value[0] != '@') return value;
+  if (value == "@-") {
+    std::string all((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    return all;
+  }
+  Result<std::string> text = ReadFile(value.substr(1));
+  if (!text.ok()) return InvalidArgumentError(flag + ": " + text.status().message());
+  return text;
+}
+
+Result<Json> ConvertScalar(const std::string& type, const std::string& value,
+                           const std::string& flag) {
+  if (type == "integer") {
+    char* end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || errno != 0) {
+      return InvalidArgumentError(flag + ": must be an integer (got \"" + value + "\")");
+    }
+    return Json(static_cast<int64_t>(v));
+  }
+  if (type == "number") {
+    char* end = nullptr;
+    double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0') {
+      return InvalidArgumentError(flag + ": must be a number (got \"" + value + "\")");
+    }
+    return Json(v);
+  }
+  if (type == "string") return Json(value);
+  // Objects, arrays and untyped values are JSON text (or @file).
+  ASSIGN_OR_RETURN(std::string text, ReadArgText(value, flag));
+  return ParseJson(text, flag);
+}
+
+Result<Json> BuildInput(const VerbArgs& a) {
+  Json input = Json::object();
+  if (!a.json.empty()) {
+    ASSIGN_OR_RETURN(std::string text, ReadArgText(a.json, "--json"));
+    ASSIGN_OR_RETURN(input, ParseJson(text, "--json"));
+    if (!input.is_object()) return InvalidArgumentError("--json: must be a JSON object");
+  }
+  const Json& props = a.op->input_schema["properties"];
+  for (auto it = props.begin(); it != props.end(); ++it) {
+    const std::string& prop = it.key();
+    const std::string flag = "--" + FlagName(prop);
+    const std::string type = TypeOf(it.value());
+    const CLI::Option* opt = a.options.at(prop);
+    if (opt->count() == 0) continue;
+    if (type == "boolean") {
+      input[prop] = a.flags.at(prop);
+    } else if (type == "array") {
+      const std::vector<std::string>& values = a.lists.at(prop);
+      Result<Json> parsed = ParseJson(values.front(), flag);
+      if (values.size() == 1 && parsed.ok() && parsed->is_array()) {
+        input[prop] = *parsed;
+      } else {
+        input[prop] = Json(values);
+      }
+    } else {
+      ASSIGN_OR_RETURN(input[prop], ConvertScalar(type, a.scalars.at(prop), flag));
+    }
+  }
+  return input;
+}
+
+// Flags every command takes; an operation property with one of these names
+// would shadow it.
+constexpr const char* kGlobalFlags[] = {"store", "agent", "role", "output", "durability", "json"};
+
+Status CheckNoGlobalClash(const Operation& op) {
+  for (const char* flag : kGlobalFlags) {
+    if (op.input_schema["properties"].contains(flag)) {
+      return InternalError("operation " + op.name + ": input property \"" + flag +
+                           "\" would shadow the global --" + flag + " flag");
+    }
+  }
+  return Status();
+}
+
+void AddVerb(CLI::App& group, CommandEnv& env, const Operation& op, std::function<int()>& run) {
+  std::string verb = FlagName(op.name.substr(op.name.find('.') + 1));
+  CLI::App* cmd = group.add_subcommand(verb, op.summary);
+  VerbArgs& a = env.NewVerbArgs();
+  a.op = &op;
+  const Json& props = op.input_schema["properties"];
+  // Positionals first, in the operation's order: CLI11 assigns positional
+  // arguments in the order their options were added.
+  std::vector<std::string> names = op.positional;
+  for (auto it = props.begin(); it != props.end(); ++it) {
+    if (std::find(names.begin(), names.end(), it.key()) == names.end()) names.push_back(it.key());
+  }
+  for (const std::string& prop : names) {
+    const Json& schema = props.at(prop);
+    std::string spec = "--" + FlagName(prop);
+    if (std::find(op.positional.begin(), op.positional.end(), prop) != op.positional.end()) {
+      spec = prop + "," + spec;
+    }
+    const std::string desc = schema.value("description", "");
+    const std::string type = TypeOf(schema);
+    if (type == "boolean") {
+      a.options[prop] = cmd->add_flag(spec, a.flags[prop], desc);
+    } else if (type == "array") {
+      a.options[prop] = cmd->add_option(spec, a.lists[prop], desc + " (repeat, or a JSON array)");
+    } else {
+      std::string help = desc;
+      if (type == "object" || type.empty()) help += " (JSON, or @file)";
+      if (schema.contains("enum")) help += " " + schema["enum"].dump();
+      a.options[prop] = cmd->add_option(spec, a.scalars[prop], help);
+    }
+  }
+  cmd->add_option("--json", a.json, "the whole input as a JSON object, or @file (flags override)");
+  cmd->callback([&run, &env, &a] {
+    run = [&env, &a] {
+      Result<Json> input = BuildInput(a);
+      if (!input.ok()) return ReportError(input.status(), env.globals().output);
+      return env.CallAndPrint(a.op->name, *input);
+    };
+  });
+}
+
+}  // namespace
+
+const Registry& CommandEnv::StaticRegistry() {
+  static const Registry* const kRegistry = [] {
+    auto* r = new Registry();
+    Status s = RegisterCoreOps(*r);
+    // Registration is fixed at build time and covered by tests.
+    assert(s.ok());
+    (void)s;
+    return r;
+  }();
+  return *kRegistry;
+}
+
+Status AddOperationVerbs(CLI::App& app, CommandEnv& env, std::function<int()>& run) {
+  std::map<std::string, CLI::App*> groups;
+  for (const Operation* op : CommandEnv::StaticRegistry().All()) {
+    const std::string group = op->name.substr(0, op->name.find('.'));
+    CLI::App*& g = groups[group];
+    if (g == nullptr) {
+      g = app.add_subcommand(group, "Operations on " + group + "s (baton " + group + " --help)");
+      g->require_subcommand(1);
+      g->group("Operation groups");
+    }
+    RETURN_IF_ERROR(CheckNoGlobalClash(*op));
+    AddVerb(*g, env, *op, run);
+  }
+  return Status();
+}
+
+Result<Api*> CommandEnv::GetApi() {
+  if (!api_) {
+    ASSIGN_OR_RETURN(ApiOptions options, ResolveApiOptions(g_, /*group_commit=*/false));
+    ASSIGN_OR_RETURN(api_, Api::Open(options));
+  }
+  return api_.get();
+}
+
+Result<Json> CommandEnv::Call(const std::string& op, const Json& input) {
+  ASSIGN_OR_RETURN(Actor actor, ResolveActor(g_));
+  ASSIGN_OR_RETURN(Api * api, GetApi());
+  return api->Call(op, input, actor);
+}
+
+int CommandEnv::CallAndPrint(const std::string& op, const Json& input) {
+  Result<Json> result = Call(op, input);
+  if (!result.ok()) return ReportError(result.status(), g_.output);
+  PrintResult(op, *result, g_.output);
+  return 0;
+}
+
+int CommandEnv::ShowMachines(const std::string& name, const std::string& format) {
+  if (name.empty()) return CallAndPrint("machine.list", Json::object());
+  Result<Json> result = Call("machine.show", Json{{"name", name}});
+  if (!result.ok()) return ReportError(result.status(), g_.output);
+  if (format == "mermaid") {
+    std::cout << (*result)["mermaid"].get<std::string>();
+  } else if (format == "json" || g_.output == "json") {
+    std::cout << (*result)["machine"].dump(2) << "\n";
+  } else {
+    std::cout << (*result)["text"].get<std::string>();
+  }
+  return 0;
+}
+
+int CommandEnv::ShowOps(const std::string& name) {
+  Json input = Json::object();
+  if (!name.empty()) input["name"] = name;
+  Result<Json> result = Call("op.list", input);
+  if (!result.ok()) return ReportError(result.status(), g_.output);
+  if (name.empty() || g_.output == "json") {
+    PrintResult("op.list", *result, g_.output);
+  } else {
+    std::cout << (*result)["operations"][0].dump(2) << "\n";
+  }
+  return 0;
+}
+
+int CommandEnv::Log(const LogFilter& f) {
+  int64_t since = f.since;
+  std::signal(SIGINT, [](int) { g_interrupted = true; });
+  std::signal(SIGTERM, [](int) { g_interrupted = true; });
+  for (bool first = true; first || (f.follow && !g_interrupted); first = false) {
+    Json input = {{"since", since}, {"limit", f.limit}};
+    if (!f.run.empty()) input["run"] = f.run;
+    if (!f.kind.empty()) input["kind"] = f.kind;
+    Result<Json> result = Call("ledger.events", input);
+    if (!result.ok()) return ReportError(result.status(), g_.output);
+    const Json& events = (*result)["events"];
+    if (g_.output == "json") {
+      // One event per line, so `--follow --output json` is a JSON Lines stream.
+      for (const Json& e : events) std::cout << e.dump() << "\n";
+    } else if (first || !events.empty()) {
+      std::string table = RenderText("ledger.events", *result);
+      // While following, print the header once.
+      std::cout << (first ? table : table.substr(table.find('\n') + 1));
+    }
+    std::cout.flush();
+    if (!events.empty()) since = events.back()["seq"].get<int64_t>();
+    if (f.follow && events.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return 0;
+}
+
+}  // namespace baton

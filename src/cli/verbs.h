@@ -1,0 +1,71 @@
+// File: verbs.h
+//
+// The CLI verbs generated from the operation registry, and the environment
+// commands run in: the global options, the Api (opened on first use, so that
+// `--help` never creates a store) and the printing of results and errors.
+
+#ifndef BATON_SRC_CLI_VERBS_H_
+#define BATON_SRC_CLI_VERBS_H_
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/cli.h"
+
+namespace baton {
+
+struct LogFilter {
+  std::string run;
+  std::string kind;
+  int64_t since = 0;
+  int64_t limit = 1000;
+  bool follow = false;
+};
+
+// Where one generated verb's flags land.
+struct VerbArgs {
+  const Operation* op = nullptr;
+  std::map<std::string, std::string> scalars;
+  std::map<std::string, std::vector<std::string>> lists;
+  std::map<std::string, bool> flags;
+  std::map<std::string, CLI::Option*> options;
+  std::string json;  // --json '{...}' or @file
+};
+
+class CommandEnv {
+ public:
+  explicit CommandEnv(const GlobalOptions& g) : g_(g) {}
+
+  // Calls "op" with "input" as the resolved caller; prints and returns the
+  // exit code.
+  int CallAndPrint(const std::string& op, const Json& input);
+  int ShowMachines(const std::string& name, const std::string& format);
+  int ShowOps(const std::string& name);
+  int Log(const LogFilter& filter);
+
+  const GlobalOptions& globals() const { return g_; }
+  // Storage for generated verbs; addresses stay valid.
+  VerbArgs& NewVerbArgs() { return verb_args_.emplace_back(); }
+  // The operations, for generating verbs (no store is opened).
+  static const Registry& StaticRegistry();
+
+ private:
+  Result<Api*> GetApi();
+  Result<Json> Call(const std::string& op, const Json& input);
+
+  const GlobalOptions& g_;
+  std::unique_ptr<Api> api_;
+  std::deque<VerbArgs> verb_args_;
+};
+
+// Adds `baton <group> <verb>` for every operation; the chosen verb sets "run".
+Status AddOperationVerbs(CLI::App& app, CommandEnv& env, std::function<int()>& run);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_CLI_VERBS_H_

@@ -1,0 +1,190 @@
+#include "ops/api.h"
+
+#include <filesystem>
+
+#include "model/json_schema.h"
+#include "util/clock.h"
+#include "util/sha256.h"
+
+namespace baton {
+namespace {
+
+constexpr size_t kMaxIdleReaders = 8;
+
+OpContext MakeContext(Txn& txn, const Actor& actor, const MachineSet& machines,
+                      const Operation& op, const StoreInfo* info) {
+  const int64_t now = NowMillis();
+  return OpContext{txn, actor, machines, op.name, FormatTime(now), now, info};
+}
+
+std::string DefaultMachinesDir(const StoreOptions& store) {
+  if (store.location == ":memory:") return "";
+  std::filesystem::path p(store.location);
+  return (p.parent_path() / "machines").string();
+}
+
+// The stored request fingerprint: the input without the key itself.
+std::string RequestHash(const Operation& op, const Json& input) {
+  Json copy = input;
+  copy.erase("idempotency_key");
+  return Sha256Hex(op.name + "\n" + CanonicalJson(copy));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Api>> Api::Open(const ApiOptions& options) {
+  std::unique_ptr<Api> api(new Api());
+  RETURN_IF_ERROR(RegisterCoreOps(api->registry_));
+  const std::string dir =
+      options.machines_dir.empty() ? DefaultMachinesDir(options.store) : options.machines_dir;
+  ASSIGN_OR_RETURN(api->machines_, MachineSet::Load(dir));
+  api->options_ = options;
+  return api;
+}
+
+Api::~Api() { Shutdown(); }
+
+Status Api::EnsureStore() {
+  std::lock_guard<std::mutex> lock(open_mu_);
+  if (shut_down_) return UnavailableError("baton is shutting down; retry the call");
+  if (store_) return Status();
+  ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(options_.store));
+  ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, store->Connect());
+  writer_ = std::make_unique<Writer>(std::move(conn), options_.max_batch);
+  if (options_.group_commit) writer_->StartGroupCommit();
+  info_ = store->info();
+  store_ = std::move(store);
+  return Status();
+}
+
+void Api::Shutdown() {
+  std::lock_guard<std::mutex> lock(open_mu_);
+  shut_down_ = true;
+  if (writer_) writer_->Stop();
+}
+
+WriterStats Api::writer_stats() const {
+  return writer_ ? writer_->stats() : WriterStats{};
+}
+
+Result<Json> Api::Call(std::string_view name, const Json& input, const Actor& actor) {
+  const Operation* op = registry_.Find(name);
+  if (op == nullptr) {
+    return NotFoundError("unknown operation \"" + std::string(name) +
+                         "\"; `baton ops` lists them");
+  }
+  RETURN_IF_ERROR(CheckRole(actor.role));
+  RETURN_IF_ERROR(CheckOpRole(*op, actor.role));
+  Status valid = ValidateJson(op->input_schema, input);
+  if (!valid.ok()) {
+    return Status(valid.code(), op->name + ": invalid input: " + valid.message(),
+                  valid.details());
+  }
+  Result<Json> result = InternalError("not run");
+  if (!op->uses_store) {
+    result = RunWithoutStore(*op, input, actor);
+  } else {
+    RETURN_IF_ERROR(EnsureStore());
+    result = op->mutating ? RunWrite(*op, input, actor) : RunRead(*op, input, actor);
+  }
+  if (!result.ok()) return result;
+  Status out = ValidateJson(op->output_schema, *result);
+  if (!out.ok()) {
+    // The handler broke its own contract: a defect, never the caller's fault.
+    return InternalError(op->name + ": result does not match its output schema: " +
+                         out.message());
+  }
+  return result;
+}
+
+Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& actor) {
+  const std::string key = input.value("idempotency_key", "");
+  return writer_->Submit([&](Txn& txn) -> Result<Json> {
+    OpContext ctx = MakeContext(txn, actor, *machines_, op, &info_);
+    // Keys are scoped by caller so that two agents cannot collide.
+    const std::string scoped = actor.id + "\n" + key;
+    std::string request_hash;
+    if (!key.empty()) {
+      request_hash = RequestHash(op, input);
+      ASSIGN_OR_RETURN(std::vector<Row> seen,
+                       txn.Query("SELECT op, request_hash, result FROM idempotency WHERE key = ?",
+                                 {SqlText(scoped)}));
+      if (!seen.empty()) {
+        if (seen[0].Str(0) != op.name || seen[0].Str(1) != request_hash) {
+          return InvalidArgumentError(
+              "idempotency_key: \"" + key + "\" was already used for a different request (" +
+              seen[0].Str(0) + "); use a new key for a new request");
+        }
+        return ParseJson(seen[0].Str(2), "stored result");
+      }
+    }
+    ASSIGN_OR_RETURN(Json result, op.handler(ctx, input));
+    if (!key.empty()) {
+      RETURN_IF_ERROR(txn.Exec("INSERT INTO idempotency (key, op, actor_id, request_hash, "
+                               "result, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                               {SqlText(scoped), SqlText(op.name), SqlText(actor.id),
+                                SqlText(request_hash), SqlText(CanonicalJson(result)),
+                                SqlText(ctx.now)})
+                          .status());
+    }
+    return result;
+  });
+}
+
+Result<Json> Api::RunRead(const Operation& op, const Json& input, const Actor& actor) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, AcquireReader());
+  Result<Json> result = InternalError("not run");
+  {
+    Result<std::unique_ptr<Txn>> txn = conn->Begin(TxnMode::kRead);
+    if (!txn.ok()) return txn.status();
+    OpContext ctx = MakeContext(**txn, actor, *machines_, op, &info_);
+    result = op.handler(ctx, input);
+  }  // the read transaction ends here, before the connection goes back
+  ReleaseReader(std::move(conn));
+  return result;
+}
+
+namespace {
+
+// The transaction given to operations that declare they never use the store.
+class NoStoreTxn final : public Txn {
+ public:
+  Result<std::vector<Row>> Query(std::string_view, SqlParams) override { return Misuse(); }
+  Result<int64_t> Exec(std::string_view, SqlParams) override { return Misuse(); }
+  Status Savepoint(std::string_view) override { return Misuse(); }
+  Status RollbackTo(std::string_view) override { return Misuse(); }
+  Status Release(std::string_view) override { return Misuse(); }
+  Status Commit() override { return Misuse(); }
+
+ private:
+  static Status Misuse() {
+    return InternalError("operation declared uses_store = false but used the store");
+  }
+};
+
+}  // namespace
+
+Result<Json> Api::RunWithoutStore(const Operation& op, const Json& input, const Actor& actor) {
+  NoStoreTxn txn;
+  OpContext ctx = MakeContext(txn, actor, *machines_, op, nullptr);
+  return op.handler(ctx, input);
+}
+
+Result<std::unique_ptr<Connection>> Api::AcquireReader() {
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (!readers_.empty()) {
+      std::unique_ptr<Connection> conn = std::move(readers_.back());
+      readers_.pop_back();
+      return conn;
+    }
+  }
+  return store_->Connect();
+}
+
+void Api::ReleaseReader(std::unique_ptr<Connection> conn) {
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  if (readers_.size() < kMaxIdleReaders) readers_.push_back(std::move(conn));
+}
+
+}  // namespace baton

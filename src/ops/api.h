@@ -1,0 +1,84 @@
+// File: api.h
+//
+// Api is what every transport holds: the opened store, its machines, the
+// writer and the registry, behind one call:
+//
+//   Result<Json> Call(op, input, actor)
+//
+// Call looks the operation up, checks the caller's role, validates the input
+// against the operation's schema (naming the JSON path and rule on failure),
+// then runs the handler: mutating operations through the Writer (durable
+// before Call returns; idempotency keys honoured in the same transaction),
+// reads on a pooled read connection. Results are checked against the output
+// schema. Call is thread-safe.
+
+#ifndef BATON_SRC_OPS_API_H_
+#define BATON_SRC_OPS_API_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/writer.h"
+#include "ops/registry.h"
+
+namespace baton {
+
+struct ApiOptions {
+  StoreOptions store;
+  // User machines: "*.json" here. Empty: the "machines" folder beside a file
+  // store (".baton/machines" for the default store).
+  std::string machines_dir;
+  // false: each mutating call commits alone in the caller's thread (CLI).
+  // true: one writer thread batches concurrent calls (baton serve).
+  bool group_commit = false;
+  int max_batch = 256;
+};
+
+class Api {
+ public:
+  static Result<std::unique_ptr<Api>> Open(const ApiOptions& options);
+  ~Api();
+
+  Result<Json> Call(std::string_view op, const Json& input, const Actor& actor);
+
+  const Registry& registry() const { return registry_; }
+  const MachineSet& machines() const { return *machines_; }
+  // Opens the store now if no call has yet (Call opens it on first use).
+  Status EnsureStore();
+  WriterStats writer_stats() const;
+
+  // Finishes the batch in flight and refuses further writes (Unavailable).
+  void Shutdown();
+
+ private:
+  Api() = default;
+  Result<Json> RunWrite(const Operation& op, const Json& input, const Actor& actor);
+  Result<Json> RunRead(const Operation& op, const Json& input, const Actor& actor);
+  Result<Json> RunWithoutStore(const Operation& op, const Json& input, const Actor& actor);
+  Result<std::unique_ptr<Connection>> AcquireReader();
+  void ReleaseReader(std::unique_ptr<Connection> conn);
+
+  ApiOptions options_;
+  std::shared_ptr<const MachineSet> machines_;
+  Registry registry_;
+
+  std::mutex open_mu_;
+  bool shut_down_ = false;                // GUARDED_BY(open_mu_)
+  // Set once by EnsureStore, then read-only.
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<Writer> writer_;
+  StoreInfo info_;
+
+  std::mutex pool_mu_;
+  std::vector<std::unique_ptr<Connection>> readers_;  // GUARDED_BY(pool_mu_)
+};
+
+// Registers every core operation (project.*, run.*, task.*, ledger.*,
+// machine.*, op.*, store.*) in "registry".
+Status RegisterCoreOps(Registry& registry);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_OPS_API_H_

@@ -1,0 +1,89 @@
+#include "ops/registry.h"
+
+#include <algorithm>
+
+#include "model/json_schema.h"
+
+namespace baton {
+namespace {
+
+const Json& IdempotencyKeySchema() {
+  static const Json* const kSchema = new Json{
+      {"type", "string"},
+      {"minLength", 1},
+      {"maxLength", 200},
+      {"description",
+       "a key of your choosing; a retry with the same key returns the first "
+       "result and changes nothing"}};
+  return *kSchema;
+}
+
+const Json& ExpectVersionSchema() {
+  static const Json* const kSchema = new Json{
+      {"type", "integer"},
+      {"minimum", 1},
+      {"description",
+       "the version you read; the call fails with Aborted if the row has "
+       "moved since"}};
+  return *kSchema;
+}
+
+}  // namespace
+
+Status Registry::Add(Operation op) {
+  const std::string where = "operation " + op.name;
+  if (op.name.find('.') == std::string::npos) {
+    return InvalidArgumentError(where + ": name must be group.verb");
+  }
+  if (!op.handler) return InvalidArgumentError(where + ": no handler");
+  if (op.mutating) {
+    op.input_schema["properties"]["idempotency_key"] = IdempotencyKeySchema();
+    if (op.versioned) {
+      op.input_schema["properties"]["expect_version"] = ExpectVersionSchema();
+    }
+  }
+  RETURN_IF_ERROR(CheckSchema(op.input_schema).WithPrefix(where + ": input schema"));
+  RETURN_IF_ERROR(CheckSchema(op.output_schema).WithPrefix(where + ": output schema"));
+  auto [it, inserted] = ops_.emplace(op.name, std::move(op));
+  if (!inserted) return AlreadyExistsError(where + " is defined twice");
+  return Status();
+}
+
+const Operation* Registry::Find(std::string_view name) const {
+  auto it = ops_.find(name);
+  return it == ops_.end() ? nullptr : &it->second;
+}
+
+std::vector<const Operation*> Registry::All() const {
+  std::vector<const Operation*> out;
+  for (const auto& [name, op] : ops_) out.push_back(&op);
+  return out;
+}
+
+Json Registry::Describe(const Operation& op) {
+  return Json{{"name", op.name},
+              {"summary", op.summary},
+              {"roles", op.roles.empty() ? Json::array({"any"}) : Json(op.roles)},
+              {"mutating", op.mutating},
+              {"annotations",
+               {{"readOnlyHint", !op.mutating},
+                {"destructiveHint", op.destructive},
+                {"idempotentHint", op.idempotent || !op.mutating}}},
+              {"input_schema", op.input_schema},
+              {"output_schema", op.output_schema}};
+}
+
+Status CheckOpRole(const Operation& op, std::string_view role) {
+  if (op.roles.empty() || role == "admin") return Status();
+  if (std::find(op.roles.begin(), op.roles.end(), role) != op.roles.end()) {
+    return Status();
+  }
+  std::string roles;
+  for (const std::string& r : op.roles) roles += (roles.empty() ? "" : ", ") + r;
+  return Status(StatusCode::kPermissionDenied,
+                "operation " + op.name + " requires role " + roles +
+                    " (caller's role: " + std::string(role) + ")",
+                Json{{"operation", op.name}, {"roles", op.roles}, {"role", role}});
+}
+
+}  // namespace baton

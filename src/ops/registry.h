@@ -1,0 +1,71 @@
+// File: registry.h
+//
+// The operation registry (DESIGN.md §2): the one API surface. Each operation
+// is defined once — name, summary, input and output JSON Schema, the roles
+// that may call it, whether it mutates, and its handler — and the CLI verbs,
+// the HTTP routes and (later) the MCP tools are all generated from here.
+//
+// Registry::Add completes every mutating operation's input schema with the
+// two fields all of them accept: "idempotency_key" (a retry with the same key
+// returns the first result and changes nothing) and, for operations that
+// change an existing row, "expect_version" (compare-and-set: Aborted when the
+// row moved). A Registry is built once at start-up and then only read.
+
+#ifndef BATON_SRC_OPS_REGISTRY_H_
+#define BATON_SRC_OPS_REGISTRY_H_
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/op_context.h"
+
+namespace baton {
+
+using OpHandler = std::function<Result<Json>(OpContext&, const Json&)>;
+// Optional rendering of an operation's result for `--output text`.
+using OpRenderer = std::function<std::string(const Json&)>;
+
+struct Operation {
+  std::string name;     // "group.verb", e.g. "run.set_status"
+  std::string summary;  // one line, shown by `baton ops` and `--help`
+  Json input_schema;
+  Json output_schema;
+  std::vector<std::string> roles;  // empty: any role; "admin" always may
+  bool mutating = false;
+  bool versioned = false;    // mutates an existing row: takes expect_version
+  bool idempotent = false;   // calling twice with the same input acts once
+  bool destructive = false;  // may destroy or overwrite data
+  std::vector<std::string> positional;  // CLI positional arguments, in order
+  OpHandler handler;
+  // false for operations that never touch the store (machines, the registry):
+  // they work without creating a store.
+  bool uses_store = true;
+  OpRenderer render_text;
+};
+
+class Registry {
+ public:
+  // Adds "op" after completing and checking its schemas. InvalidArgument for
+  // a bad schema, AlreadyExists for a duplicate name.
+  Status Add(Operation op);
+
+  const Operation* Find(std::string_view name) const;
+  // All operations sorted by name.
+  std::vector<const Operation*> All() const;
+
+  // {name, summary, roles, mutating, annotations, input_schema, output_schema}
+  static Json Describe(const Operation& op);
+
+ private:
+  std::map<std::string, Operation, std::less<>> ops_;
+};
+
+// PermissionDenied unless "role" may call "op".
+Status CheckOpRole(const Operation& op, std::string_view role);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_OPS_REGISTRY_H_

@@ -1,0 +1,40 @@
+// File: schemas.h
+//
+// Building blocks for operation schemas, so every operation describes ids,
+// entities and lists the same way.
+
+#ifndef BATON_SRC_OPS_SCHEMAS_H_
+#define BATON_SRC_OPS_SCHEMAS_H_
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "util/json_util.h"
+
+namespace baton::schema {
+
+// An id: letters, digits and . _ : - ; at most 128 characters.
+Json Id(std::string description);
+Json String(std::string description, int max_length = 10000);
+Json Integer(std::string description);
+Json Object(std::string description);  // any JSON object
+Json Enum(std::string description, std::initializer_list<const char*> values);
+
+// {"type": "object", "properties": ..., "required": ..., "additionalProperties": false}
+Json Input(std::initializer_list<std::pair<const char*, Json>> properties,
+           std::initializer_list<const char*> required = {});
+
+// Output entities; additional properties allowed so fields can be added.
+Json ProjectOut();
+Json RunOut();
+Json TaskOut();
+Json EventOut();
+// {"type":"object","properties":{"<key>": {"type":"array","items": item}}}
+Json ListOf(const char* key, Json item);
+// An object with no fixed shape.
+Json AnyObject();
+
+}  // namespace baton::schema
+
+#endif  // BATON_SRC_OPS_SCHEMAS_H_

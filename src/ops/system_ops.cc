@@ -1,0 +1,170 @@
+// Operations about baton itself: the ledger, machines, operations and store.
+
+#include "engine/ledger.h"
+#include "ops/api.h"
+#include "ops/schemas.h"
+
+namespace baton {
+namespace {
+
+namespace s = schema;
+
+Result<Json> LedgerEvents(OpContext& ctx, const Json& in) {
+  EventFilter f;
+  f.run_id = in.value("run", "");
+  f.kind = in.value("kind", "");
+  f.since_seq = in.value("since", int64_t{0});
+  f.limit = in.value("limit", int64_t{1000});
+  ASSIGN_OR_RETURN(Json events, ListEvents(ctx.txn, f));
+  return Json{{"events", events}};
+}
+
+Result<Json> LedgerVerify(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(VerifyReport report, VerifyLedger(ctx.txn));
+  if (!report.ok) {
+    return Status(StatusCode::kDataLoss,
+                  "ledger verification failed at seq " +
+                      std::to_string(report.first_broken_seq) + ": " + report.reason,
+                  Json{{"first_broken_seq", report.first_broken_seq},
+                       {"reason", report.reason},
+                       {"verified_events", report.events}});
+  }
+  return Json{{"ok", true}, {"events", report.events}, {"head_hash", report.head_hash}};
+}
+
+Json MachineSummary(const Machine& m) {
+  Json states = Json::array();
+  for (const MachineState& st : m.states()) states.push_back(st.name);
+  return Json{{"name", m.name()},   {"system", m.system()},
+              {"description", m.description()}, {"source", m.source()},
+              {"initial", m.initial()}, {"states", states}};
+}
+
+Result<Json> MachineList(OpContext& ctx, const Json& in) {
+  Json list = Json::array();
+  for (const Machine* m : ctx.machines.All()) list.push_back(MachineSummary(*m));
+  return Json{{"machines", list}};
+}
+
+Result<Json> MachineShow(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(const Machine* m, ctx.machines.Get(in.at("name").get<std::string>()));
+  return Json{{"name", m->name()},
+              {"machine", m->ToJson()},
+              {"mermaid", m->ToMermaid()},
+              {"text", m->ToText()}};
+}
+
+Result<Json> StoreStatus(OpContext& ctx, const Json& in) {
+  const StoreInfo& info = *ctx.store;
+  Json out = {{"store",
+               {{"backend", info.backend},
+                {"location", info.location},
+                {"durability", std::string(DurabilityName(info.durability))},
+                {"schema_version", info.schema_version},
+                {"detail", info.detail}}}};
+  Json counts = Json::object();
+  for (const char* table : {"projects", "runs", "tasks", "events"}) {
+    ASSIGN_OR_RETURN(Row r, ctx.txn.QueryOne(std::string("SELECT COUNT(*) FROM ") + table, {},
+                                             table));
+    counts[table] = r.Int(0);
+  }
+  out["counts"] = counts;
+  ASSIGN_OR_RETURN(std::vector<Row> head,
+                   ctx.txn.Query("SELECT seq, hash FROM ledger_head WHERE id = 1", {}));
+  out["ledger"] = {{"head_seq", head.empty() ? 0 : head[0].Int(0)},
+                   {"head_hash", head.empty() ? std::string(kGenesisHash) : head[0].Str(1)}};
+  ASSIGN_OR_RETURN(std::vector<Row> runs,
+                   ctx.txn.Query("SELECT id, profile, machine, status, title, updated_at "
+                                 "FROM runs ORDER BY updated_at DESC LIMIT 200", {}));
+  Json active = Json::array();
+  for (const Row& r : runs) {
+    const Machine* m = ctx.machines.Find(r.Str(2));
+    if (m != nullptr && m->IsTerminal(r.Str(3))) continue;
+    active.push_back({{"id", r.Str(0)}, {"profile", r.Str(1)}, {"status", r.Str(3)},
+                      {"title", r.Str(4)}, {"updated_at", r.Str(5)}});
+  }
+  out["active_runs"] = active;
+  return out;
+}
+
+}  // namespace
+
+Status RegisterSystemOps(Registry& r) {
+  RETURN_IF_ERROR(r.Add({
+      .name = "ledger.events",
+      .summary = "List ledger events in seq order, by run, kind (or kind prefix like \"task.\") and since a seq",
+      .input_schema = s::Input({{"run", s::Id("run id")},
+                                {"kind", s::String("event kind, or a prefix ending in \".\"", 200)},
+                                {"since", {{"type", "integer"}, {"minimum", 0}, {"description", "only events after this seq"}}},
+                                {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100000}}}}),
+      .output_schema = s::ListOf("events", s::EventOut()),
+      .handler = LedgerEvents,
+  }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "ledger.verify",
+      .summary = "Walk the hash chain; DataLoss naming the first broken seq if any row was altered, removed or reordered",
+      .input_schema = s::Input({}),
+      .output_schema = {{"type", "object"},
+                        {"properties", {{"ok", {{"type", "boolean"}}},
+                                        {"events", {{"type", "integer"}}},
+                                        {"head_hash", {{"type", "string"}}}}},
+                        {"required", {"ok", "events"}}},
+      .handler = LedgerVerify,
+  }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "machine.list",
+      .summary = "List the state machines (built-in and the user's)",
+      .input_schema = s::Input({}),
+      .output_schema = s::ListOf("machines", s::AnyObject()),
+      .handler = MachineList,
+      .uses_store = false,
+  }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "machine.show",
+      .summary = "Show one state machine as JSON, Mermaid and text",
+      .input_schema = s::Input({{"name", s::Id("machine name, e.g. sgai.run")}}, {"name"}),
+      .output_schema = {{"type", "object"},
+                        {"properties", {{"name", {{"type", "string"}}},
+                                        {"machine", {{"type", "object"}}},
+                                        {"mermaid", {{"type", "string"}}},
+                                        {"text", {{"type", "string"}}}}},
+                        {"required", {"name", "machine", "mermaid", "text"}}},
+      .positional = {"name"},
+      .handler = MachineShow,
+      .uses_store = false,
+  }));
+  const Registry* registry = &r;
+  RETURN_IF_ERROR(r.Add({
+      .name = "op.list",
+      .summary = "List operations with their schemas (or one, by name)",
+      .input_schema = s::Input({{"name", s::Id("operation name")}}),
+      .output_schema = s::ListOf("operations", s::AnyObject()),
+      .positional = {"name"},
+      .handler = [registry](OpContext&, const Json& in) -> Result<Json> {
+        Json list = Json::array();
+        const std::string name = in.value("name", "");
+        for (const Operation* op : registry->All()) {
+          if (name.empty() || op->name == name) list.push_back(Registry::Describe(*op));
+        }
+        if (!name.empty() && list.empty()) {
+          return NotFoundError("unknown operation \"" + name + "\"; `baton ops` lists them");
+        }
+        return Json{{"operations", list}};
+      },
+      .uses_store = false,
+  }));
+  return r.Add({
+      .name = "store.status",
+      .summary = "Show the store (backend, path, durability), counts, ledger head and active runs",
+      .input_schema = s::Input({}),
+      .output_schema = {{"type", "object"},
+                        {"properties", {{"store", {{"type", "object"}}},
+                                        {"counts", {{"type", "object"}}},
+                                        {"ledger", {{"type", "object"}}},
+                                        {"active_runs", {{"type", "array"}}}}},
+                        {"required", {"store", "counts", "ledger", "active_runs"}}},
+      .handler = StoreStatus,
+  });
+}
+
+}  // namespace baton
