@@ -1,0 +1,201 @@
+// Durable mutating operations per second, against the raw SQLite rate for
+// one-row inserts with one fsync'd commit each, measured in the same run (the
+// machines are shared and noisy: only the ratio is meaningful).
+//
+//   build/bench/baton_throughput [--seconds S] [--dir DIR]
+//
+// Rows:
+//   raw sqlite            1 thread: BEGIN IMMEDIATE; INSERT one row; COMMIT
+//                         (WAL, synchronous=FULL) — the one-commit-per-change rate
+//   engine, N submitters  N threads calling Api::Call("run.add_progress") with
+//                         group commit at durability full
+//   http, N clients       N keep-alive HTTP clients POSTing the same operation
+//                         to an in-process `baton serve` HTTP server
+//
+// Prints a Markdown table for docs/benchmarks.md.
+
+#include <sqlite3.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <httplib.h>
+
+#include "http/server.h"
+#include "ops/api.h"
+
+namespace baton {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Args {
+  double seconds = 3;
+  std::string dir = "/tmp";
+};
+
+double RawSqliteRate(const std::string& path, double seconds) {
+  std::filesystem::remove(path);
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", nullptr, nullptr, nullptr);
+  sqlite3_exec(db, "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)", nullptr, nullptr, nullptr);
+  sqlite3_stmt* insert = nullptr;
+  sqlite3_prepare_v2(db, "INSERT INTO t (v) VALUES (?)", -1, &insert, nullptr);
+  const std::string payload(120, 'x');
+  int64_t n = 0;
+  const auto start = Clock::now();
+  const auto end = start + std::chrono::duration<double>(seconds);
+  while (Clock::now() < end) {
+    sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+    sqlite3_bind_text(insert, 1, payload.c_str(), -1, SQLITE_STATIC);
+    sqlite3_step(insert);
+    sqlite3_reset(insert);
+    sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+    ++n;
+  }
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  sqlite3_finalize(insert);
+  sqlite3_close(db);
+  return n / elapsed;
+}
+
+std::unique_ptr<Api> OpenBenchApi(const std::string& path) {
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + "-wal");
+  std::filesystem::remove(path + "-shm");
+  ApiOptions options;
+  options.store.location = path;
+  options.store.durability = Durability::kFull;
+  options.group_commit = true;
+  auto api = Api::Open(options);
+  if (!api.ok() || !(*api)->EnsureStore().ok()) {
+    std::fprintf(stderr, "cannot open %s\n", path.c_str());
+    std::exit(1);
+  }
+  return std::move(api).value();
+}
+
+std::vector<std::string> MakeRuns(Api& api, int n) {
+  std::vector<std::string> runs;
+  for (int i = 0; i < n; ++i) {
+    auto r = api.Call("run.create", Json{{"profile", "baton"}}, Actor{"bench", "human"});
+    runs.push_back((*r)["id"].get<std::string>());
+  }
+  return runs;
+}
+
+// Runs "work(thread_index, &stop)" on "threads" threads for "seconds";
+// returns completed operations per second. work returns ops done.
+template <typename Work>
+double RunThreads(int threads, double seconds, Work work) {
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> done{0};
+  std::atomic<int64_t> failed{0};
+  std::vector<std::thread> pool;
+  const auto start = Clock::now();
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      int64_t ok = 0;
+      int64_t bad = 0;
+      while (!stop.load(std::memory_order_relaxed)) {
+        if (work(t)) {
+          ++ok;
+        } else {
+          ++bad;
+        }
+      }
+      done += ok;
+      failed += bad;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  stop = true;
+  for (auto& th : pool) th.join();
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  if (failed > 0) std::fprintf(stderr, "warning: %lld failed calls\n", (long long)failed.load());
+  return done / elapsed;
+}
+
+double EngineRate(const std::string& path, int threads, double seconds, double* batch) {
+  auto api = OpenBenchApi(path);
+  std::vector<std::string> runs = MakeRuns(*api, threads);
+  const WriterStats before = api->writer_stats();
+  double rate = RunThreads(threads, seconds, [&](int t) {
+    static thread_local int64_t i = 0;
+    Json in = {{"id", runs[t]}, {"description", "step " + std::to_string(++i)}};
+    return api->Call("run.add_progress", in, Actor{"w" + std::to_string(t), "agent"}).ok();
+  });
+  const WriterStats after = api->writer_stats();
+  *batch = double(after.items - before.items) / std::max<int64_t>(1, after.batches - before.batches);
+  return rate;
+}
+
+double HttpRate(const std::string& path, int clients, double seconds) {
+  auto api = OpenBenchApi(path);
+  std::vector<std::string> runs = MakeRuns(*api, clients);
+  HttpOptions options;
+  options.port = 0;
+  HttpServer server(*api, options);
+  Result<int> port = server.Bind();
+  if (!port.ok()) return 0;
+  std::thread serving([&] { server.Serve(); });
+  std::vector<std::unique_ptr<httplib::Client>> conns;
+  for (int c = 0; c < clients; ++c) {
+    conns.push_back(std::make_unique<httplib::Client>("127.0.0.1", *port));
+    conns.back()->set_keep_alive(true);
+  }
+  double rate = RunThreads(clients, seconds, [&](int t) {
+    static thread_local int64_t i = 0;
+    std::string body = Json{{"id", runs[t]}, {"description", "step " + std::to_string(++i)}}.dump();
+    auto res = conns[t]->Post("/v1/ops/run.add_progress", body, "application/json");
+    return res && res->status == 200;
+  });
+  server.Stop();
+  serving.join();
+  return rate;
+}
+
+Args ParseArgs(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--seconds") == 0) a.seconds = std::atof(argv[i + 1]);
+    if (std::strcmp(argv[i], "--dir") == 0) a.dir = argv[i + 1];
+  }
+  return a;
+}
+
+}  // namespace
+}  // namespace baton
+
+int main(int argc, char** argv) {
+  using namespace baton;
+  Args args = ParseArgs(argc, argv);
+  const std::string dir = args.dir + "/baton-bench-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const double raw = RawSqliteRate(dir + "/raw.db", args.seconds);
+  std::printf("| what | submitters | durable ops/s | × raw | mean batch |\n");
+  std::printf("|---|---:|---:|---:|---:|\n");
+  std::printf("| raw SQLite, one fsync'd commit per insert | 1 | %.0f | 1.0 | 1 |\n", raw);
+  std::fflush(stdout);
+  for (int n : {1, 4, 16, 64}) {
+    double batch = 0;
+    double rate = EngineRate(dir + "/engine.db", n, args.seconds, &batch);
+    std::printf("| engine (Api::Call, group commit) | %d | %.0f | %.1f | %.1f |\n", n, rate,
+                rate / raw, batch);
+    std::fflush(stdout);
+  }
+  for (int n : {1, 4, 16, 64}) {
+    double rate = HttpRate(dir + "/http.db", n, args.seconds);
+    std::printf("| HTTP POST /v1/ops (baton serve) | %d | %.0f | %.1f | |\n", n, rate, rate / raw);
+    std::fflush(stdout);
+  }
+  std::filesystem::remove_all(dir);
+  return 0;
+}

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets everything up, then runs the main job: `baton serve` on the embedded
+# store (.baton/baton.db in the current folder), printing where it listens.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+"$here/scripts/setup.sh"
+exec "$here/build/baton" serve "$@"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what baton needs (Debian packages) and builds build/baton.
+# Safe to run again: installs only what is missing, rebuilds incrementally.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  build-essential cmake pkg-config git sqlite3 tmux
+  libsqlite3-dev libssl-dev nlohmann-json3-dev libcpp-httplib-dev libcli11-dev
+  libyaml-cpp-dev liblua5.4-dev libpq-dev libpqxx-dev libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+BUILD_TYPE="${BATON_BUILD_TYPE:-RelWithDebInfo}"
+cmake -S . -B build -DCMAKE_BUILD_TYPE="$BUILD_TYPE" >/dev/null
+cmake --build build -j"$(nproc)" --target baton "$@"
+echo "setup: built build/baton" >&2

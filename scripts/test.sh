@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Sets everything up and runs every test:
+#   1. the release build (build/): unit suites and the scenario tests that
+#      drive build/baton as separate processes;
+#   2. a Debug build with AddressSanitizer and UBSan (build-asan/): the unit
+#      suites again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs="$(nproc)"
+
+./scripts/setup.sh
+cmake --build build -j"$jobs"
+(cd build && ctest --output-on-failure -j"$jobs" --timeout 600)
+
+if [ "${BATON_SKIP_ASAN:-0}" != "1" ]; then
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBATON_BUILD_BENCHMARKS=OFF >/dev/null
+  cmake --build build-asan -j"$jobs"
+  (cd build-asan && ctest --output-on-failure -j"$jobs" -L unit --timeout 600)
+fi
+echo "test.sh: all tests passed"

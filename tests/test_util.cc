@@ -1,0 +1,165 @@
+#include "test_util.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace baton::testing {
+
+TempDir::TempDir() {
+  std::string base = std::filesystem::temp_directory_path().string() + "/baton-test-XXXXXX";
+  std::vector<char> buf(base.begin(), base.end());
+  buf.push_back('\0');
+  char* made = mkdtemp(buf.data());
+  path_ = made != nullptr ? made : "/tmp";
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit) {
+  ApiOptions options;
+  options.store.location = location;
+  options.group_commit = group_commit;
+  Result<std::unique_ptr<Api>> api = Api::Open(options);
+  EXPECT_TRUE(api.ok()) << api.status().ToString();
+  if (!api.ok()) std::abort();
+  Status s = (*api)->EnsureStore();
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return std::move(api).value();
+}
+
+Json MustCall(Api& api, const std::string& op, const Json& input, const Actor& actor) {
+  Result<Json> r = api.Call(op, input, actor);
+  EXPECT_TRUE(r.ok()) << op << " " << input.dump() << ": " << r.status().ToString();
+  return r.ok() ? *r : Json();
+}
+
+int64_t LedgerLength(Api& api) {
+  Result<Json> s = api.Call("store.status", Json::object(), Human());
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? (*s)["ledger"]["head_seq"].get<int64_t>() : -1;
+}
+
+std::string BatonBin() {
+  const char* bin = std::getenv("BATON_BIN");
+  return bin != nullptr ? bin : "baton";
+}
+
+namespace {
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+ProcessResult RunBaton(const std::vector<std::string>& args,
+                       const std::vector<std::string>& env,
+                       const std::string& stdin_text) {
+  TempDir io;
+  const std::string out = io.File("out");
+  const std::string err = io.File("err");
+  const std::string in = io.File("in");
+  {
+    std::ofstream f(in);
+    f << stdin_text;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd_in = open(in.c_str(), O_RDONLY);
+    int fd_out = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd_err = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd_in, 0);
+    dup2(fd_out, 1);
+    dup2(fd_err, 2);
+    for (const std::string& kv : env) putenv(strdup(kv.c_str()));
+    std::vector<char*> argv;
+    std::string bin = BatonBin();
+    argv.push_back(bin.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(bin.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ProcessResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = Slurp(out);
+  r.err = Slurp(err);
+  return r;
+}
+
+ServeProcess::ServeProcess(const std::string& store, const std::vector<std::string>& extra) {
+  int fds[2];
+  if (pipe(fds) != 0) return;
+  pid_ = fork();
+  if (pid_ == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    std::vector<std::string> args = {BatonBin(), "--store", store, "serve", "--listen",
+                                     "127.0.0.1:0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string seen;
+  char c;
+  // Read the banner up to the first line, which names the URL.
+  while (read(fds[0], &c, 1) == 1) {
+    seen += c;
+    if (c == '\n') break;
+  }
+  close(fds[0]);
+  const size_t colon = seen.rfind(':');
+  if (seen.find("listening on") != std::string::npos && colon != std::string::npos) {
+    port_ = std::atoi(seen.c_str() + colon + 1);
+  }
+  EXPECT_GT(port_, 0) << "baton serve did not start: " << seen;
+}
+
+ServeProcess::~ServeProcess() {
+  if (pid_ > 0) Signal(SIGKILL);
+}
+
+int ServeProcess::Signal(int sig) {
+  if (pid_ <= 0) return -1;
+  kill(pid_, sig);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+ProcessResult RunShell(const std::string& command) {
+  TempDir io;
+  const std::string out = io.File("out");
+  const std::string err = io.File("err");
+  int status = std::system((command + " >" + out + " 2>" + err).c_str());
+  ProcessResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = Slurp(out);
+  r.err = Slurp(err);
+  return r;
+}
+
+}  // namespace baton::testing

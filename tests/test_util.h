@@ -1,0 +1,80 @@
+// File: test_util.h
+//
+// Helpers shared by the suites: temporary folders, an Api on a fresh store,
+// and running the built `baton` binary as a separate process.
+
+#ifndef BATON_TESTS_TEST_UTIL_H_
+#define BATON_TESTS_TEST_UTIL_H_
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ops/api.h"
+
+namespace baton::testing {
+
+// A fresh folder under $TMPDIR, removed when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// An Api on "location" (":memory:" or a file); aborts the test on failure.
+std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit = false);
+
+inline Actor Human() { return Actor{"alice", "human"}; }
+inline Actor Coordinator() { return Actor{"coord", "coordinator"}; }
+inline Actor Agent(const std::string& id = "coder") { return Actor{id, "agent"}; }
+
+// Calls and asserts success, returning the result (null JSON on failure,
+// after recording a test failure naming the op and status).
+Json MustCall(Api& api, const std::string& op, const Json& input,
+              const Actor& actor = Human());
+
+// Number of ledger events in the store.
+int64_t LedgerLength(Api& api);
+
+struct ProcessResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Path of the built baton binary ($BATON_BIN, set by CTest).
+std::string BatonBin();
+// Runs `baton args...` with "env" added to the environment; waits for it.
+ProcessResult RunBaton(const std::vector<std::string>& args,
+                       const std::vector<std::string>& env = {},
+                       const std::string& stdin_text = "");
+// `baton serve` started in the background on a free port.
+class ServeProcess {
+ public:
+  // Starts `baton --store STORE serve --listen 127.0.0.1:0 extra...` and
+  // waits until it prints where it listens.
+  explicit ServeProcess(const std::string& store, const std::vector<std::string>& extra = {});
+  ~ServeProcess();  // SIGKILL if still running
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  // Sends "sig" and waits; returns the exit code (128+signal when killed).
+  int Signal(int sig);
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+// Runs a shell command; returns its exit code and output.
+ProcessResult RunShell(const std::string& command);
+
+}  // namespace baton::testing
+
+#endif  // BATON_TESTS_TEST_UTIL_H_
