@@ -156,9 +156,10 @@ class [[nodiscard]] Result {
 // Declares or assigns "lhs" from a Result<T> "rexpr", returning its status on error.
 #define ASSIGN_OR_RETURN(lhs, rexpr) \
   ASSIGN_OR_RETURN_IMPL_(BATON_STATUS_CONCAT_(baton_result_, __LINE__), lhs, rexpr)
+// "lhs" may be a declaration ("int v"), so it cannot be parenthesised.
 #define ASSIGN_OR_RETURN_IMPL_(tmp, lhs, rexpr) \
   auto tmp = (rexpr);                           \
   if (!tmp.ok()) return tmp.status();           \
-  lhs = std::move(tmp).value()
+  lhs = std::move(tmp).value()  // NOLINT(bugprone-macro-parentheses)
 
 #endif  // BATON_INCLUDE_BATON_STATUS_H_

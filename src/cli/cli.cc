@@ -67,10 +67,6 @@ int ReportError(const Status& status, const std::string& output) {
     std::cout << Json{{"error", status.ToJson()}}.dump(2) << "\n";
   } else {
     std::cerr << "baton: " << m.name << ": " << status.message() << "\n";
-    const Json& details = status.details();
-    if (details.is_object() && details.contains("allowed")) {
-      std::cerr << "  allowed next states: " << Json(details["allowed"]).dump() << "\n";
-    }
   }
   return m.exit_code;
 }

@@ -38,6 +38,13 @@ std::string Cell(const Json& v) {
   return DumpJson(v);
 }
 
+// Cuts "s" to at most "bytes" bytes without splitting a UTF-8 character.
+std::string Truncate(const std::string& s, size_t bytes) {
+  size_t end = bytes;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return s.substr(0, end) + "…";
+}
+
 std::string Table(const Json& rows, const std::vector<const char*>& columns) {
   std::vector<std::vector<std::string>> cells;
   std::vector<size_t> width;
@@ -48,7 +55,7 @@ std::string Table(const Json& rows, const std::vector<const char*>& columns) {
       std::string cell = row.contains(columns[i]) ? Cell(row[columns[i]]) : "";
       std::replace(cell.begin(), cell.end(), '\n', ' ');
       // The last column may be long; the others are kept readable.
-      if (i + 1 < columns.size() && cell.size() > 40) cell = cell.substr(0, 39) + "…";
+      if (i + 1 < columns.size() && cell.size() > 40) cell = Truncate(cell, 39);
       width[i] = std::max(width[i], cell.size());
       line.push_back(std::move(cell));
     }
