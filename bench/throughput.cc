@@ -72,7 +72,9 @@ std::unique_ptr<Api> OpenBenchApi(const std::string& path) {
   std::filesystem::remove(path + "-shm");
   ApiOptions options;
   options.store.location = path;
-  options.store.durability = Durability::kFull;
+  // BATON_BENCH_DURABILITY=off isolates CPU cost from fsync cost.
+  const char* d = std::getenv("BATON_BENCH_DURABILITY");
+  options.store.durability = *ParseDurability(d != nullptr ? d : "full");
   options.group_commit = true;
   auto api = Api::Open(options);
   if (!api.ok() || !(*api)->EnsureStore().ok()) {
@@ -150,12 +152,20 @@ double HttpRate(const std::string& path, int clients, double seconds) {
   for (int c = 0; c < clients; ++c) {
     conns.push_back(std::make_unique<httplib::Client>("127.0.0.1", *port));
     conns.back()->set_keep_alive(true);
+    conns.back()->set_tcp_nodelay(true);
   }
   double rate = RunThreads(clients, seconds, [&](int t) {
     static thread_local int64_t i = 0;
     std::string body = Json{{"id", runs[t]}, {"description", "step " + std::to_string(++i)}}.dump();
     auto res = conns[t]->Post("/v1/ops/run.add_progress", body, "application/json");
-    return res && res->status == 200;
+    if (res && res->status == 200) return true;
+    static std::atomic<int> reported{0};
+    if (reported++ < 3) {
+      std::fprintf(stderr, "http failure: %s\n",
+                   res ? (std::to_string(res->status) + " " + res->body).c_str()
+                       : httplib::to_string(res.error()).c_str());
+    }
+    return false;
   });
   server.Stop();
   serving.join();

@@ -7,6 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
+# Every result is checked against its output schema while testing.
+export BATON_CHECK_OUTPUT=1
 
 ./scripts/setup.sh
 cmake --build build -j"$jobs"

@@ -31,6 +31,7 @@ std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit) {
   ApiOptions options;
   options.store.location = location;
   options.group_commit = group_commit;
+  options.validate_output = true;
   Result<std::unique_ptr<Api>> api = Api::Open(options);
   EXPECT_TRUE(api.ok()) << api.status().ToString();
   if (!api.ok()) std::abort();

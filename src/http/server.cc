@@ -55,6 +55,12 @@ struct HttpServer::Impl {
 
   void Routes() {
     server.set_payload_max_length(options.max_body);
+    // Without it small responses wait for delayed ACKs (~40 ms each).
+    server.set_tcp_nodelay(true);
+    // Agents keep connections open; closing every few requests makes their
+    // next request fail to read.
+    server.set_keep_alive_max_count(100000);
+    server.set_keep_alive_timeout(60);
     server.new_task_queue = [n = options.threads] { return new httplib::ThreadPool(n); };
     server.Post(R"(/v1/ops/([A-Za-z0-9_.]+))",
                 [this](const httplib::Request& q, httplib::Response& r) { HandleOp(q, r); });

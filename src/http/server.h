@@ -21,7 +21,7 @@ namespace baton {
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8321;          // 0: pick a free port
-  int threads = 64;         // request workers: concurrent callers share commits
+  int threads = 128;        // request workers (a keep-alive connection holds one)
   size_t max_body = 4 << 20;
 };
 

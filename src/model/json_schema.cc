@@ -221,7 +221,7 @@ class Validator {
     const json* pattern = schema["pattern"];
     if (pattern == nullptr || !pattern->is_string()) return true;
     const auto re = CompiledPattern(pattern->get_ref<const std::string&>());
-    if (re != nullptr && std::regex_search(text, *re)) return true;
+    if (re != nullptr && re->Search(text)) return true;
     return Fail(at, "pattern", [&] {
       return re == nullptr ? "pattern " + Short(*pattern) + " does not compile"
                            : "must match pattern " + Short(*pattern) +

@@ -14,16 +14,6 @@ constexpr size_t kMaxCachedPatterns = 1024;
 constexpr size_t kMaxShown = 60;  // bytes of a value quoted in a message
 constexpr size_t kSmallArray = 16;  // uniqueItems scans smaller ones pairwise
 
-// libstdc++'s default regex matcher recurses once per character and overflows
-// the stack near 100k characters; the breadth-first one does not, but cannot
-// run back-references.
-#if defined(__GLIBCXX__)
-constexpr auto kRegexFlags =
-    std::regex::ECMAScript | std::regex_constants::__polynomial;
-#else
-constexpr auto kRegexFlags = std::regex::ECMAScript;
-#endif
-
 bool IsIdentifier(std::string_view key) {
   auto word = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
@@ -219,10 +209,10 @@ bool IsDateTime(std::string_view s) {
          TwoDigits(zone, 4) <= 59;
 }
 
-std::shared_ptr<const std::regex> CompiledPattern(const std::string& pattern) {
+std::shared_ptr<const Pattern> CompiledPattern(const std::string& pattern) {
   static auto* const mu = new std::shared_mutex();
   static auto* const cache =  // GUARDED_BY(*mu)
-      new std::unordered_map<std::string, std::shared_ptr<const std::regex>>();
+      new std::unordered_map<std::string, std::shared_ptr<const Pattern>>();
   {  // lookups share the lock
     std::shared_lock lock(*mu);
     auto it = cache->find(pattern);
@@ -234,11 +224,11 @@ std::shared_ptr<const std::regex> CompiledPattern(const std::string& pattern) {
   std::unique_lock lock(*mu);
   auto it = cache->find(pattern);
   if (it != cache->end()) return it->second;
-  std::shared_ptr<const std::regex> compiled;
-  try {
-    compiled = std::make_shared<const std::regex>(pattern, kRegexFlags);
-  } catch (const std::regex_error&) {
-    // Stays null: CheckSchema reports it, ValidateJson fails the value.
+  std::shared_ptr<const Pattern> compiled;
+  // Stays null when it does not compile: CheckSchema reports it, ValidateJson
+  // fails the value.
+  if (std::optional<Pattern> p = Pattern::Compile(pattern)) {
+    compiled = std::make_shared<const Pattern>(std::move(*p));
   }
   if (cache->size() < kMaxCachedPatterns) cache->emplace(pattern, compiled);
   return compiled;

@@ -15,6 +15,8 @@
 #include <memory>
 #include <optional>
 #include <regex>
+
+#include "model/pattern.h"
 #include <string>
 #include <string_view>
 #include <utility>
@@ -116,7 +118,7 @@ bool IsDateTime(std::string_view s);
 
 // Compiled patterns by their text, kept for the life of the process; null
 // for a pattern that does not compile.
-std::shared_ptr<const std::regex> CompiledPattern(const std::string& pattern);
+std::shared_ptr<const Pattern> CompiledPattern(const std::string& pattern);
 
 // The definition "#/$defs/NAME" names in "root", or null.
 const json* ResolveRef(const json& root, std::string_view ref);

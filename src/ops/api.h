@@ -34,6 +34,12 @@ struct ApiOptions {
   // true: one writer thread batches concurrent calls (baton serve).
   bool group_commit = false;
   int max_batch = 256;
+  // Check every result against its operation's output schema (a defect
+  // detector: a mismatch is Internal). On in tests and Debug builds, or with
+  // BATON_CHECK_OUTPUT=1; it costs a validation per call.
+  bool validate_output = DefaultValidateOutput();
+
+  static bool DefaultValidateOutput();
 };
 
 class Api {

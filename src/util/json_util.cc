@@ -1,5 +1,6 @@
 #include "util/json_util.h"
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -47,6 +48,11 @@ Result<Json> ParseJson(std::string_view text, std::string_view source) {
     }
     return value;
   } catch (const Json::parse_error& e) {
+    if (too_deep) {
+      return InvalidArgumentError(std::string(source) +
+                                  ": not valid JSON: nesting deeper than " +
+                                  std::to_string(kMaxDepth) + " levels");
+    }
     std::string what = e.what();
     // nlohmann's message starts with "[json.exception.parse_error.101] parse
     // error at line 1, column 2: "; keep only the reason.
@@ -72,6 +78,31 @@ Result<std::string> ReadFile(const std::string& path) {
 
 std::string CanonicalJson(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+void AppendJsonString(std::string_view text, std::string* out) {
+  out->push_back('"');
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': *out += "\\\""; break;
+      case '\\': *out += "\\\\"; break;
+      case '\b': *out += "\\b"; break;
+      case '\f': *out += "\\f"; break;
+      case '\n': *out += "\\n"; break;
+      case '\r': *out += "\\r"; break;
+      case '\t': *out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          *out += buf;
+        } else {
+          out->push_back(ch);
+        }
+    }
+  }
+  out->push_back('"');
 }
 
 std::string DumpJson(const Json& value) {

@@ -29,6 +29,10 @@ Result<std::string> ReadFile(const std::string& path);
 // UTF-8 kept as is. Two equal values always give the same bytes.
 std::string CanonicalJson(const Json& value);
 
+// Appends "text" as a JSON string literal, escaped exactly as nlohmann's
+// dump() escapes it (UTF-8 kept, control characters as \uXXXX).
+void AppendJsonString(std::string_view text, std::string* out);
+
 // Compact single-line dump that never throws on invalid UTF-8 (replaces it).
 std::string DumpJson(const Json& value);
 

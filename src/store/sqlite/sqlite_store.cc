@@ -155,8 +155,10 @@ Status SqliteConnection::Bind(sqlite3_stmt* stmt, SqlParams params) {
     } else if (const auto* d = std::get_if<double>(&v)) {
       rc = sqlite3_bind_double(stmt, idx, *d);
     } else if (const auto* s = std::get_if<std::string>(&v)) {
+      // SQLITE_STATIC: "params" outlive the statement's use (Run resets and
+      // clears the bindings before returning), so SQLite need not copy.
       rc = sqlite3_bind_text(stmt, idx, s->data(), static_cast<int>(s->size()),
-                             SQLITE_TRANSIENT);
+                             SQLITE_STATIC);
     } else {
       rc = sqlite3_bind_null(stmt, idx);
     }
@@ -230,16 +232,18 @@ Result<int64_t> SqliteTxn::Exec(std::string_view sql, SqlParams params) {
   return changes;
 }
 
+// Savepoints run once per operation in a batch: they go through the
+// prepared-statement cache instead of being parsed each time.
 Status SqliteTxn::Savepoint(std::string_view name) {
-  return conn_->ExecPlain(("SAVEPOINT " + std::string(name)).c_str());
+  return conn_->Run("SAVEPOINT " + std::string(name), {}, nullptr).status();
 }
 
 Status SqliteTxn::RollbackTo(std::string_view name) {
-  return conn_->ExecPlain(("ROLLBACK TO " + std::string(name)).c_str());
+  return conn_->Run("ROLLBACK TO " + std::string(name), {}, nullptr).status();
 }
 
 Status SqliteTxn::Release(std::string_view name) {
-  return conn_->ExecPlain(("RELEASE " + std::string(name)).c_str());
+  return conn_->Run("RELEASE " + std::string(name), {}, nullptr).status();
 }
 
 Status SqliteTxn::Commit() {
