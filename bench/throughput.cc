@@ -153,6 +153,7 @@ double HttpRate(const std::string& path, int clients, double seconds) {
     conns.push_back(std::make_unique<httplib::Client>("127.0.0.1", *port));
     conns.back()->set_keep_alive(true);
     conns.back()->set_tcp_nodelay(true);
+    conns.back()->set_read_timeout(30, 0);
   }
   double rate = RunThreads(clients, seconds, [&](int t) {
     static thread_local int64_t i = 0;

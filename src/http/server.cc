@@ -1,6 +1,7 @@
 #include "http/server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include "baton/error_table.h"
 
@@ -35,6 +36,7 @@ struct HttpServer::Impl {
   Api& api;
   HttpOptions options;
   httplib::Server server;
+  int listen_fd = -1;
 
   void HandleOp(const httplib::Request& req, httplib::Response& res) {
     Result<Actor> actor = CallerOf(req);
@@ -55,6 +57,15 @@ struct HttpServer::Impl {
 
   void Routes() {
     server.set_payload_max_length(options.max_body);
+    // Debian's cpp-httplib is built with a listen backlog of 5: when many
+    // agents connect at once the kernel drops connections it has already
+    // accepted and their first request fails to read. Remember the socket so
+    // Bind() can raise the backlog (the default options are kept).
+    server.set_socket_options([this](socket_t fd) {
+      int yes = 1;
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+      listen_fd = fd;
+    });
     // Without it small responses wait for delayed ACKs (~40 ms each).
     server.set_tcp_nodelay(true);
     // Agents keep connections open; closing every few requests makes their
@@ -105,6 +116,10 @@ Result<int> HttpServer::Bind() {
     port = impl_->server.bind_to_any_port(impl_->options.host);
   } else if (!impl_->server.bind_to_port(impl_->options.host, port)) {
     port = -1;
+  }
+  if (port >= 0 && impl_->listen_fd >= 0) {
+    // listen() again on a listening socket only changes its backlog.
+    ::listen(impl_->listen_fd, 1024);
   }
   if (port < 0) {
     return UnavailableError("cannot listen on " + impl_->options.host + ":" +
