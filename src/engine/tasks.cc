@@ -168,16 +168,13 @@ Result<Json> SetTaskStatus(OpContext& ctx, const Json& in) {
   const std::string to = in.at("status").get<std::string>();
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(task["machine"].get<std::string>()));
   RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()));
-  const bool has_result = in.contains("result");
-  RETURN_IF_ERROR(
-      ctx.txn
-          .Exec(has_result ? "UPDATE tasks SET status = ?, result = ?, version = version + 1, "
-                             "updated_at = ? WHERE id = ?"
-                           : "UPDATE tasks SET status = ?, result = COALESCE(?, result), "
-                             "version = version + 1, updated_at = ? WHERE id = ?",
-                {SqlText(to), has_result ? SqlText(CanonicalJson(in["result"])) : SqlNull(),
-                 SqlText(ctx.now), SqlText(id)})
-          .status());
+  // A NULL parameter keeps the stored result.
+  const SqlValue result = in.contains("result") ? SqlText(CanonicalJson(in["result"])) : SqlNull();
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("UPDATE tasks SET status = ?, result = COALESCE(?, result), "
+                            "version = version + 1, updated_at = ? WHERE id = ?",
+                            {SqlText(to), result, SqlText(ctx.now), SqlText(id)})
+                      .status());
   const std::string reason = in.value("reason", "");
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task["run_id"].is_null()
                                                   ? std::string()

@@ -27,14 +27,12 @@ std::string Position(std::string_view text, size_t offset) {
 }  // namespace
 
 Result<Json> ParseJson(std::string_view text, std::string_view source) {
-  int depth = 0;
   bool too_deep = false;
   // The callback runs before each value is added, which lets a hostile input
   // be refused before it can exhaust the stack.
   Json::parser_callback_t guard = [&](int d, Json::parse_event_t event, Json&) {
     if (event == Json::parse_event_t::object_start ||
         event == Json::parse_event_t::array_start) {
-      depth = d;
       if (d >= kMaxDepth) too_deep = true;
     }
     return !too_deep;
@@ -64,7 +62,6 @@ Result<Json> ParseJson(std::string_view text, std::string_view source) {
   } catch (const Json::exception& e) {
     return InvalidArgumentError(std::string(source) + ": not valid JSON: " + e.what());
   }
-  (void)depth;
 }
 
 Result<std::string> ReadFile(const std::string& path) {

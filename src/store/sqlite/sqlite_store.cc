@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <random>
@@ -255,16 +256,11 @@ Status SqliteTxn::Commit() {
   return s;
 }
 
-const char* SynchronousPragma(Durability d) {
-  switch (d) {
-    case Durability::kFull:
-      return "PRAGMA synchronous=FULL";
-    case Durability::kNormal:
-      return "PRAGMA synchronous=NORMAL";
-    case Durability::kOff:
-      return "PRAGMA synchronous=OFF";
-  }
-  return "PRAGMA synchronous=FULL";
+// "PRAGMA synchronous=FULL" and friends, from the durability's name.
+std::string SynchronousPragma(Durability d) {
+  std::string level(DurabilityName(d));
+  for (char& c : level) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return "PRAGMA synchronous=" + level;
 }
 
 class SqliteStore final : public Store {
@@ -302,9 +298,9 @@ class SqliteStore final : public Store {
     info_.location = options_.location;
     info_.durability = options_.durability;
     info_.schema_version = version;
+    // "synchronous=FULL": the pragma without its "PRAGMA " prefix.
     info_.detail = "journal_mode=" + journal_mode_ + " " +
-                   std::string(SynchronousPragma(options_.durability) + 7) +
-                   " foreign_keys=ON";
+                   SynchronousPragma(options_.durability).substr(7) + " foreign_keys=ON";
     return Status();
   }
 
@@ -317,7 +313,7 @@ class SqliteStore final : public Store {
                      conn.Run("PRAGMA journal_mode=WAL", {}, nullptr));
     journal_mode_ = mode.empty() ? "unknown" : mode[0].Str(0);
     RETURN_IF_ERROR(conn.ExecRetrying("PRAGMA foreign_keys=ON"));
-    RETURN_IF_ERROR(conn.ExecRetrying(SynchronousPragma(options_.durability)));
+    RETURN_IF_ERROR(conn.ExecRetrying(SynchronousPragma(options_.durability).c_str()));
     return Status();
   }
 
