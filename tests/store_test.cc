@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
@@ -63,6 +64,7 @@ TEST(StoreTest, ProcessesOpeningANewStoreAtOnceAllSucceed) {
     pid_t pid = fork();
     if (pid == 0) {
       Result<std::unique_ptr<Store>> s = Store::Open({path, Durability::kFull});
+      if (!s.ok()) std::fprintf(stderr, "child: %s\n", s.status().ToString().c_str());
       _exit(s.ok() ? 0 : 1);
     }
     children.push_back(pid);

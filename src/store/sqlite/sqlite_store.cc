@@ -309,9 +309,21 @@ class SqliteStore final : public Store {
     // Reading the schema first turns "file is not a database" into a clear
     // error before any pragma could try to write to the file.
     RETURN_IF_ERROR(conn.ExecRetrying("SELECT count(*) FROM sqlite_schema"));
-    ASSIGN_OR_RETURN(std::vector<Row> mode,
-                     conn.Run("PRAGMA journal_mode=WAL", {}, nullptr));
-    journal_mode_ = mode.empty() ? "unknown" : mode[0].Str(0);
+    // Switching a new file to WAL needs a moment of exclusive access, and
+    // SQLite reports SQLITE_BUSY here without calling the busy handler when
+    // several processes open a new store at once: retry like a BEGIN.
+    Result<std::vector<Row>> mode = UnavailableError("not run");
+    const auto deadline = Clock::now() + std::chrono::milliseconds(options_.busy_deadline_ms);
+    for (int attempt = 0;; ++attempt) {
+      mode = conn.Run("PRAGMA journal_mode=WAL", {}, nullptr);
+      if (mode.ok() || mode.status().code() != StatusCode::kUnavailable ||
+          Clock::now() >= deadline) {
+        break;
+      }
+      SleepJitter(attempt);
+    }
+    if (!mode.ok()) return mode.status();
+    journal_mode_ = mode->empty() ? "unknown" : (*mode)[0].Str(0);
     RETURN_IF_ERROR(conn.ExecRetrying("PRAGMA foreign_keys=ON"));
     RETURN_IF_ERROR(conn.ExecRetrying(SynchronousPragma(options_.durability).c_str()));
     return Status();
