@@ -18,6 +18,19 @@ std::string FlagName(const std::string& prop) {
   return out;
 }
 
+// Flags every command takes.
+constexpr const char* kGlobalFlags[] = {"store", "agent", "role", "output", "durability", "json"};
+
+// The flag of an input property. A property named like a global flag takes
+// the operation's group as a prefix: agent.register's "role" (the agent's
+// role in its team) is --agent-role, while --role stays the caller's role.
+std::string FlagFor(const Operation& op, const std::string& prop) {
+  for (const char* global : kGlobalFlags) {
+    if (prop == global) return FlagName(op.name.substr(0, op.name.find('.')) + "-" + prop);
+  }
+  return FlagName(prop);
+}
+
 // The first non-null type a property schema names ("" when untyped).
 std::string TypeOf(const Json& prop) {
   auto it = prop.find("type");
@@ -75,7 +88,7 @@ Result<Json> BuildInput(const VerbArgs& a) {
   const Json& props = a.op->input_schema["properties"];
   for (auto it = props.begin(); it != props.end(); ++it) {
     const std::string& prop = it.key();
-    const std::string flag = "--" + FlagName(prop);
+    const std::string flag = "--" + FlagFor(*a.op, prop);
     const std::string type = TypeOf(it.value());
     const CLI::Option* opt = a.options.at(prop);
     if (opt->count() == 0) continue;
@@ -96,15 +109,16 @@ Result<Json> BuildInput(const VerbArgs& a) {
   return input;
 }
 
-// Flags every command takes; an operation property with one of these names
-// would shadow it.
-constexpr const char* kGlobalFlags[] = {"store", "agent", "role", "output", "durability", "json"};
-
+// An input property whose prefixed flag is still a global flag's name.
 Status CheckNoGlobalClash(const Operation& op) {
-  for (const char* flag : kGlobalFlags) {
-    if (op.input_schema["properties"].contains(flag)) {
-      return InternalError("operation " + op.name + ": input property \"" + flag +
-                           "\" would shadow the global --" + flag + " flag");
+  for (auto it = op.input_schema["properties"].begin();
+       it != op.input_schema["properties"].end(); ++it) {
+    const std::string flag = FlagFor(op, it.key());
+    for (const char* global : kGlobalFlags) {
+      if (flag == global) {
+        return InternalError("operation " + op.name + ": input property \"" + it.key() +
+                             "\" would shadow the global --" + flag + " flag");
+      }
     }
   }
   return Status();
@@ -124,7 +138,7 @@ void AddVerb(CLI::App& group, CommandEnv& env, const Operation& op, std::functio
   }
   for (const std::string& prop : names) {
     const Json& schema = props.at(prop);
-    std::string spec = "--" + FlagName(prop);
+    std::string spec = "--" + FlagFor(op, prop);
     if (std::find(op.positional.begin(), op.positional.end(), prop) != op.positional.end()) {
       spec = prop + "," + spec;
     }

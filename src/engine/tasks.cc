@@ -1,5 +1,6 @@
 #include "engine/core_services.h"
 #include "engine/ledger.h"
+#include "engine/task_graph.h"
 #include "model/profile.h"
 #include "util/clock.h"
 
@@ -9,15 +10,11 @@ namespace {
 constexpr char kTaskColumns[] =
     "id, run_id, project_id, parent_id, kind, key, title, body, machine, status, "
     "priority, position, assignee, lease_owner, lease_epoch, lease_expires_at, "
-    "attempts, board_column, result, meta, version, created_at, updated_at";
+    "attempts, board_column, result, meta, version, created_at, updated_at, "
+    "trigger_rule, blocked_reason, board_id";
 
-Json NullOr(const Row& r, size_t i) { return r.IsNull(i) ? Json() : Json(r.Str(i)); }
-
-Json ParseOr(const Row& r, size_t i, Json fallback) {
-  if (r.IsNull(i)) return fallback;
-  Json j = Json::parse(r.Str(i), nullptr, /*allow_exceptions=*/false);
-  return j.is_discarded() ? fallback : j;
-}
+Json NullOr(const Row& r, size_t i) { return RowTextOrNull(r, i); }
+Json ParseOr(const Row& r, size_t i, Json fallback) { return RowJsonOr(r, i, std::move(fallback)); }
 
 Json TaskRowToJson(const Row& r) {
   Json lease = Json();
@@ -37,7 +34,10 @@ Json TaskRowToJson(const Row& r) {
               {"result", ParseOr(r, 18, Json())},
               {"meta", ParseOr(r, 19, Json::object())},
               {"version", r.Int(20)},     {"created_at", r.Str(21)},
-              {"updated_at", r.Str(22)}};
+              {"updated_at", r.Str(22)},
+              {"trigger_rule", r.Str(23)},
+              {"blocked_reason", NullOr(r, 24)},
+              {"board_id", NullOr(r, 25)}};
 }
 
 // Picks the machine for a new task: explicit, else from the run's profile and
@@ -63,6 +63,14 @@ Result<std::string> MachineForNewTask(OpContext& ctx, const Json& in,
 }
 
 }  // namespace
+
+Json RowTextOrNull(const Row& r, size_t i) { return r.IsNull(i) ? Json() : Json(r.Str(i)); }
+
+Json RowJsonOr(const Row& r, size_t i, Json fallback) {
+  if (r.IsNull(i)) return fallback;
+  Json j = Json::parse(r.Str(i), nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? fallback : j;
+}
 
 Result<Json> LoadTask(Txn& txn, const std::string& id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
@@ -102,8 +110,8 @@ Result<Json> CreateTask(OpContext& ctx, const Json& in) {
       ctx.txn
           .Exec("INSERT INTO tasks (id, run_id, project_id, parent_id, kind, key, "
                 "title, body, machine, status, priority, position, assignee, meta, "
-                "version, created_at, updated_at) VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+                "trigger_rule, version, created_at, updated_at) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
                 {SqlText(id), SqlTextOrNull(run_id), SqlTextOrNull(project_id),
                  SqlTextOrNull(parent_id), SqlText(kind), SqlTextOrNull(key),
                  SqlText(title), SqlText(in.value("body", "")),
@@ -112,6 +120,7 @@ Result<Json> CreateTask(OpContext& ctx, const Json& in) {
                  SqlInt(in.value("position", int64_t{0})),
                  SqlTextOrNull(in.value("assignee", "")),
                  SqlText(CanonicalJson(in.value("meta", Json::object()))),
+                 SqlText(in.value("trigger_rule", "all_success")),
                  SqlText(ctx.now), SqlText(ctx.now)})
           .status();
   if (inserted.code() == StatusCode::kAlreadyExists) {
@@ -129,6 +138,11 @@ Result<Json> CreateTask(OpContext& ctx, const Json& in) {
                                                 {"machine", machine_name},
                                                 {"status", status}}})
                       .status());
+  for (const Json& dep : in.value("depends_on", Json::array())) {
+    RETURN_IF_ERROR(InsertDependency(ctx, id, dep.get<std::string>(), "depends_on")
+                        .WithPrefix("depends_on"));
+  }
+  RETURN_IF_ERROR(EvaluateReadiness(ctx, id));
   return LoadTask(ctx.txn, id);
 }
 
@@ -164,29 +178,15 @@ Result<Json> SetTaskStatus(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
   ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, id));
   RETURN_IF_ERROR(CheckExpectedVersion(in, "task", id, task["version"].get<int64_t>()));
-  const std::string from = task["status"].get<std::string>();
-  const std::string to = in.at("status").get<std::string>();
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(task["machine"].get<std::string>()));
-  RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()));
   // A NULL parameter keeps the stored result.
   const SqlValue result = in.contains("result") ? SqlText(CanonicalJson(in["result"])) : SqlNull();
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE tasks SET status = ?, result = COALESCE(?, result), "
-                            "version = version + 1, updated_at = ? WHERE id = ?",
-                            {SqlText(to), result, SqlText(ctx.now), SqlText(id)})
-                      .status());
-  const std::string reason = in.value("reason", "");
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task["run_id"].is_null()
-                                                  ? std::string()
-                                                  : task["run_id"].get<std::string>(),
-                                    .kind = "task.status",
-                                    .summary = id + ": " + from + " -> " + to +
-                                               (reason.empty() ? "" : ": " + reason),
-                                    .payload = {{"task_id", id},
-                                                {"from", from},
-                                                {"to", to},
-                                                {"reason", reason}}})
-                      .status());
+  // A block by hand names who did it, so readiness never lifts it.
+  std::string reason = in.value("reason", "");
+  if (in.at("status") == "blocked") {
+    reason = "blocked by " + ctx.actor.id + (reason.empty() ? "" : ": " + reason);
+  }
+  RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, in.at("status").get<std::string>(), reason,
+                                   ", result = COALESCE(?, result)", {result}));
   return LoadTask(ctx.txn, id);
 }
 

@@ -1,5 +1,7 @@
 #include "ops/api.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -91,7 +93,9 @@ Result<Json> Api::Call(std::string_view name, const Json& input, const Actor& ac
                   valid.details());
   }
   Result<Json> result = InternalError("not run");
-  if (!op->uses_store) {
+  if (op->procedure) {
+    result = RunProcedure(*op, input, actor);
+  } else if (!op->uses_store) {
     result = RunWithoutStore(*op, input, actor);
   } else {
     RETURN_IF_ERROR(EnsureStore());
@@ -109,7 +113,7 @@ Result<Json> Api::Call(std::string_view name, const Json& input, const Actor& ac
 
 Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& actor) {
   const std::string key = input.value("idempotency_key", "");
-  return writer_->Submit([&](Txn& txn) -> Result<Json> {
+  Result<Json> result = writer_->Submit([&](Txn& txn) -> Result<Json> {
     OpContext ctx = MakeContext(txn, actor, *machines_, op, &info_);
     // Keys are scoped by caller so that two agents cannot collide.
     const std::string scoped = actor.id + "\n" + key;
@@ -139,6 +143,8 @@ Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& 
     }
     return result;
   });
+  if (result.ok()) NoteChange();
+  return result;
 }
 
 Result<Json> Api::RunRead(const Operation& op, const Json& input, const Actor& actor) {
@@ -178,6 +184,58 @@ Result<Json> Api::RunWithoutStore(const Operation& op, const Json& input, const 
   NoStoreTxn txn;
   OpContext ctx = MakeContext(txn, actor, *machines_, op, nullptr);
   return op.handler(ctx, input);
+}
+
+class Api::Runner final : public OpRunner {
+ public:
+  Runner(Api& api, const Actor& actor) : api_(api), actor_(actor) {}
+
+  Result<Json> Call(std::string_view op, const Json& input) override {
+    return api_.Call(op, input, actor_);
+  }
+  Result<Json> CallAsSystem(std::string_view op, const Json& input) override {
+    return api_.Call(op, input, SystemActor());
+  }
+  bool WaitForChange(int64_t deadline_ms) override {
+    return api_.WaitForChange(&seen_, deadline_ms);
+  }
+  const Actor& actor() const override { return actor_; }
+
+ private:
+  Api& api_;
+  const Actor& actor_;
+  uint64_t seen_ = 0;
+};
+
+Result<Json> Api::RunProcedure(const Operation& op, const Json& input, const Actor& actor) {
+  Runner runner(*this, actor);
+  runner.WaitForChange(0);  // records the current change count
+  return op.procedure(runner, input);
+}
+
+void Api::NoteChange() {
+  {
+    std::lock_guard<std::mutex> lock(change_mu_);
+    ++change_seq_;
+  }
+  change_cv_.notify_all();
+}
+
+bool Api::WaitForChange(uint64_t* seen, int64_t deadline_ms) {
+  // Other processes' writes are not seen here, so never sleep longer than
+  // the poll interval: the caller re-reads the store after each wake-up.
+  constexpr int64_t kPollMillis = 250;
+  const int64_t now = NowMillis();
+  if (now >= deadline_ms) {
+    std::lock_guard<std::mutex> lock(change_mu_);
+    *seen = change_seq_;
+    return false;
+  }
+  std::unique_lock<std::mutex> lock(change_mu_);
+  change_cv_.wait_for(lock, std::chrono::milliseconds(std::min(kPollMillis, deadline_ms - now)),
+                      [&] { return change_seq_ != *seen; });
+  *seen = change_seq_;
+  return NowMillis() < deadline_ms;
 }
 
 Result<std::unique_ptr<Connection>> Api::AcquireReader() {

@@ -15,6 +15,8 @@
 #ifndef BATON_SRC_OPS_API_H_
 #define BATON_SRC_OPS_API_H_
 
+#include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -63,6 +65,10 @@ class Api {
   Result<Json> RunWrite(const Operation& op, const Json& input, const Actor& actor);
   Result<Json> RunRead(const Operation& op, const Json& input, const Actor& actor);
   Result<Json> RunWithoutStore(const Operation& op, const Json& input, const Actor& actor);
+  Result<Json> RunProcedure(const Operation& op, const Json& input, const Actor& actor);
+  bool WaitForChange(uint64_t* seen, int64_t deadline_ms);
+  void NoteChange();
+  class Runner;
   Result<std::unique_ptr<Connection>> AcquireReader();
   void ReleaseReader(std::unique_ptr<Connection> conn);
 
@@ -76,6 +82,11 @@ class Api {
   std::unique_ptr<Store> store_;
   std::unique_ptr<Writer> writer_;
   StoreInfo info_;
+
+  // Bumped after every committed write, to wake procedures that wait.
+  std::mutex change_mu_;
+  std::condition_variable change_cv_;
+  uint64_t change_seq_ = 0;  // GUARDED_BY(change_mu_)
 
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Connection>> readers_;  // GUARDED_BY(pool_mu_)

@@ -141,6 +141,11 @@ Status AddTaskOps(Registry& r) {
            {"position", s::Integer("order among equal priorities")},
            {"parent", s::Id("parent task id")},
            {"assignee", s::Id("agent assigned")},
+           {"depends_on", {{"type", "array"},
+                           {"items", s::Id("task id")},
+                           {"maxItems", 1000},
+                           {"description", "tasks this one waits for"}}},
+           {"trigger_rule", s::TriggerRule()},
            {"meta", s::Object("free-form metadata")}},
           {"title"}),
       .output_schema = s::TaskOut(),
@@ -188,11 +193,21 @@ Status AddTaskOps(Registry& r) {
 }  // namespace
 
 Status RegisterSystemOps(Registry& registry);
+Status RegisterCoordinationOps(Registry& registry);
+Status RegisterWishOps(Registry& registry);
+Status RegisterBoardOps(Registry& registry);
+Status RegisterMailOps(Registry& registry);
+Status RegisterTeamOps(Registry& registry);
 
 Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(AddProjectOps(registry));
   RETURN_IF_ERROR(AddRunOps(registry));
   RETURN_IF_ERROR(AddTaskOps(registry));
+  RETURN_IF_ERROR(RegisterCoordinationOps(registry));
+  RETURN_IF_ERROR(RegisterWishOps(registry));
+  RETURN_IF_ERROR(RegisterBoardOps(registry));
+  RETURN_IF_ERROR(RegisterMailOps(registry));
+  RETURN_IF_ERROR(RegisterTeamOps(registry));
   return RegisterSystemOps(registry);
 }
 

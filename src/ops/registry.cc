@@ -35,7 +35,9 @@ Status Registry::Add(Operation op) {
   if (op.name.find('.') == std::string::npos) {
     return InvalidArgumentError(where + ": name must be group.verb");
   }
-  if (!op.handler) return InvalidArgumentError(where + ": no handler");
+  if (!op.handler == !op.procedure) {
+    return InvalidArgumentError(where + ": needs exactly one of handler and procedure");
+  }
   if (op.mutating) {
     op.input_schema["properties"]["idempotency_key"] = IdempotencyKeySchema();
     if (op.versioned) {

@@ -28,6 +28,29 @@ using OpHandler = std::function<Result<Json>(OpContext&, const Json&)>;
 // Optional rendering of an operation's result for `--output text`.
 using OpRenderer = std::function<std::string(const Json&)>;
 
+// What a procedure (below) may do: call other operations and wait for the
+// store to change. Implemented by Api.
+class OpRunner {
+ public:
+  virtual ~OpRunner() = default;
+  // Calls "op" as the procedure's caller.
+  virtual Result<Json> Call(std::string_view op, const Json& input) = 0;
+  // Calls "op" as baton itself (SystemActor): for bookkeeping a procedure
+  // does on the caller's behalf, such as recording a delivery attempt.
+  virtual Result<Json> CallAsSystem(std::string_view op, const Json& input) = 0;
+  // Sleeps until a write may have committed — at once for writes made in this
+  // process, at most a quarter second later for other processes' — or until
+  // "deadline_ms" (NowMillis time). False once the deadline has passed.
+  virtual bool WaitForChange(int64_t deadline_ms) = 0;
+  virtual const Actor& actor() const = 0;
+};
+
+// An operation that is not one transaction: a long poll (mail.wait) or work
+// with effects outside the store between transactions (mail.deliver runs
+// delivery commands). It composes other operations through the runner, so
+// each of its changes is still one operation with its ledger events.
+using OpProcedure = std::function<Result<Json>(OpRunner&, const Json&)>;
+
 struct Operation {
   std::string name;     // "group.verb", e.g. "run.set_status"
   std::string summary;  // one line, shown by `baton ops` and `--help`
@@ -44,6 +67,8 @@ struct Operation {
   // they work without creating a store.
   bool uses_store = true;
   OpRenderer render_text;
+  // Set instead of "handler" for operations that compose others.
+  OpProcedure procedure;
 };
 
 class Registry {

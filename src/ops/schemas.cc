@@ -1,7 +1,6 @@
 #include "ops/schemas.h"
 
 namespace baton::schema {
-namespace {
 
 Json Nullable(const char* type) { return Json{{"type", Json::array({type, "null"})}}; }
 
@@ -14,8 +13,6 @@ Json Entity(std::initializer_list<std::pair<const char*, Json>> properties) {
   }
   return Json{{"type", "object"}, {"properties", props}, {"required", required}};
 }
-
-}  // namespace
 
 Json Id(std::string description) {
   return Json{{"type", "string"},
@@ -41,6 +38,14 @@ Json Enum(std::string description, std::initializer_list<const char*> values) {
   Json list = Json::array();
   for (const char* v : values) list.push_back(v);
   return Json{{"type", "string"}, {"enum", list}, {"description", std::move(description)}};
+}
+
+Json TriggerRule() {
+  return Enum(
+      "what failed or cancelled dependencies do: all_success (default; the task stays "
+      "blocked as upstream_failed), all_done (any ending counts), none_failed "
+      "(cancelled counts as met, failed blocks)",
+      {"all_success", "all_done", "none_failed"});
 }
 
 Json Input(std::initializer_list<std::pair<const char*, Json>> properties,
@@ -97,9 +102,30 @@ Json TaskOut() {
                  {"assignee", Nullable("string")},
                  {"lease", Nullable("object")},
                  {"attempts", {{"type", "integer"}}},
+                 {"trigger_rule", {{"type", "string"}}},
+                 {"blocked_reason", Nullable("string")},
+                 {"board_id", Nullable("string")},
+                 {"board_column", Nullable("string")},
                  {"version", {{"type", "integer"}}},
                  {"created_at", {{"type", "string"}}},
                  {"updated_at", {{"type", "string"}}}});
+}
+
+Json AgentOut() {
+  return Entity({{"id", {{"type", "string"}}},
+                 {"role", {{"type", "string"}}},
+                 {"kind", {{"type", "string"}}},
+                 {"provider", Nullable("string")},
+                 {"model", Nullable("string")},
+                 {"team", Nullable("string")},
+                 {"project_id", Nullable("string")},
+                 {"machine", {{"type", "string"}}},
+                 {"status", {{"type", "string"}}},
+                 {"session_ids", {{"type", "array"}}},
+                 {"auto_resume", {{"type", "boolean"}}},
+                 {"delivery_command", Nullable("string")},
+                 {"last_heartbeat_at", Nullable("string")},
+                 {"version", {{"type", "integer"}}}});
 }
 
 Json EventOut() {

@@ -21,12 +21,22 @@ Json Integer(std::string description);
 Json Object(std::string description);  // any JSON object
 Json Enum(std::string description, std::initializer_list<const char*> values);
 
+// A task's trigger rule: all_success | all_done | none_failed.
+Json TriggerRule();
+
 // {"type": "object", "properties": ..., "required": ..., "additionalProperties": false}
 Json Input(std::initializer_list<std::pair<const char*, Json>> properties,
            std::initializer_list<const char*> required = {});
 
+// {"type": [type, "null"]}
+Json Nullable(const char* type);
+// An output object whose listed properties are all required; additional
+// properties allowed so fields can be added later.
+Json Entity(std::initializer_list<std::pair<const char*, Json>> properties);
+
 // Output entities; additional properties allowed so fields can be added.
 Json ProjectOut();
+Json AgentOut();
 Json RunOut();
 Json TaskOut();
 Json EventOut();

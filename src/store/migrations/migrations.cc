@@ -104,6 +104,117 @@ CREATE TABLE idempotency (
   created_at TEXT NOT NULL
 )
 )SQL"},
+    {2, "coordination: trigger rules, agents, teams, wishes, mailbox, chat, boards", R"SQL(
+CREATE TABLE boards (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  project_key TEXT NOT NULL DEFAULT '',
+  project_id TEXT REFERENCES projects(id),
+  description TEXT NOT NULL DEFAULT '',
+  template TEXT,
+  columns TEXT NOT NULL,
+  config TEXT NOT NULL DEFAULT '{}',
+  version INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (project_key, name)
+);
+CREATE TABLE board_templates (
+  name TEXT PRIMARY KEY,
+  description TEXT NOT NULL DEFAULT '',
+  icon TEXT,
+  columns TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+ALTER TABLE tasks ADD COLUMN trigger_rule TEXT NOT NULL DEFAULT 'all_success';
+ALTER TABLE tasks ADD COLUMN blocked_reason TEXT;
+ALTER TABLE tasks ADD COLUMN board_id TEXT REFERENCES boards(id);
+CREATE INDEX tasks_claim ON tasks(status, priority DESC, position, created_at, id);
+CREATE INDEX tasks_lease ON tasks(lease_owner);
+CREATE INDEX tasks_board ON tasks(board_id, board_column);
+CREATE TABLE agents (
+  id TEXT PRIMARY KEY,
+  role TEXT NOT NULL DEFAULT 'agent',
+  kind TEXT NOT NULL DEFAULT 'task',
+  provider TEXT,
+  model TEXT,
+  team TEXT,
+  project_id TEXT REFERENCES projects(id),
+  machine TEXT NOT NULL,
+  status TEXT NOT NULL,
+  session_ids TEXT NOT NULL DEFAULT '[]',
+  auto_resume INTEGER NOT NULL DEFAULT 1,
+  delivery_command TEXT,
+  last_heartbeat_ms INTEGER,
+  meta TEXT NOT NULL DEFAULT '{}',
+  version INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX agents_role ON agents(role);
+CREATE INDEX agents_team ON agents(team);
+CREATE TABLE teams (
+  name TEXT PRIMARY KEY,
+  project_id TEXT REFERENCES projects(id),
+  repo TEXT NOT NULL,
+  base_branch TEXT NOT NULL,
+  branch TEXT NOT NULL,
+  worktree_path TEXT NOT NULL,
+  leader TEXT,
+  members TEXT NOT NULL DEFAULT '[]',
+  wish_run_id TEXT REFERENCES runs(id),
+  machine TEXT NOT NULL,
+  status TEXT NOT NULL,
+  meta TEXT NOT NULL DEFAULT '{}',
+  version INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE wishes (
+  project_key TEXT NOT NULL DEFAULT '',
+  slug TEXT NOT NULL,
+  run_id TEXT NOT NULL UNIQUE REFERENCES runs(id),
+  wish_file TEXT,
+  signature TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (project_key, slug)
+);
+CREATE TABLE messages (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  project_id TEXT REFERENCES projects(id),
+  run_id TEXT REFERENCES runs(id),
+  sender TEXT NOT NULL,
+  recipient TEXT NOT NULL,
+  addressed_to TEXT NOT NULL,
+  body TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT 'agent',
+  meta TEXT NOT NULL DEFAULT '{}',
+  read INTEGER NOT NULL DEFAULT 0,
+  read_at TEXT,
+  read_by TEXT,
+  delivery_status TEXT NOT NULL DEFAULT 'pending',
+  delivery_attempts INTEGER NOT NULL DEFAULT 0,
+  delivered_at TEXT,
+  last_error TEXT,
+  next_attempt_ms INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX messages_inbox ON messages(recipient, read, seq);
+CREATE INDEX messages_outbox ON messages(sender, seq);
+CREATE INDEX messages_delivery ON messages(delivery_status, next_attempt_ms);
+CREATE TABLE chat_messages (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  channel TEXT NOT NULL,
+  project_id TEXT REFERENCES projects(id),
+  sender TEXT NOT NULL,
+  body TEXT NOT NULL,
+  meta TEXT NOT NULL DEFAULT '{}',
+  created_at TEXT NOT NULL
+);
+CREATE INDEX chat_channel ON chat_messages(channel, seq)
+)SQL"},
 };
 
 // Splits a migration into statements. Migrations are ours, so a plain split

@@ -1,0 +1,34 @@
+// File: agents.h
+//
+// The agent registry (Genie's agents table done with a real machine). An agent
+// is an identity: id, role, kind (permanent or task), provider, model, team,
+// session ids, lifecycle status (machine genie.agent), last heartbeat, and an
+// optional delivery command for pushed mail. The reconciler marks an agent
+// `lost` when its heartbeat is older than a threshold and returns its leased
+// tasks to ready, saying why in the ledger. The resume decision is Genie's
+// shouldResume: one function, one of the reason codes ok, unknown_agent,
+// auto_resume_disabled, assignment_closed, no_session_id.
+
+#ifndef BATON_SRC_ENGINE_AGENTS_H_
+#define BATON_SRC_ENGINE_AGENTS_H_
+
+#include <string>
+
+#include "engine/op_context.h"
+
+namespace baton {
+
+Result<Json> RegisterAgent(OpContext& ctx, const Json& in);
+Result<Json> AgentHeartbeat(OpContext& ctx, const Json& in);
+Result<Json> SetAgentStatus(OpContext& ctx, const Json& in);
+Result<Json> ShowAgent(OpContext& ctx, const Json& in);
+Result<Json> ListAgents(OpContext& ctx, const Json& in);
+Result<Json> ReconcileAgents(OpContext& ctx, const Json& in);
+Result<Json> ResumeDecision(OpContext& ctx, const Json& in);
+
+// The agent as JSON; NotFound naming the id and how to register it.
+Result<Json> LoadAgent(Txn& txn, const std::string& id);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_ENGINE_AGENTS_H_

@@ -1,0 +1,7 @@
+#include "ops/api.h"
+
+namespace baton {
+
+Status RegisterTeamOps(Registry&) { return Status(); }
+
+}  // namespace baton

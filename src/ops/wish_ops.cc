@@ -1,0 +1,7 @@
+#include "ops/api.h"
+
+namespace baton {
+
+Status RegisterWishOps(Registry&) { return Status(); }
+
+}  // namespace baton
