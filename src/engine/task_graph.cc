@@ -137,13 +137,14 @@ Result<std::string> NextClaimable(OpContext& ctx, const Json& in, const std::str
     scope += " AND kind = ?";
     params.push_back(SqlText(in["kind"].get<std::string>()));
   }
-  scope += " AND (assignee IS NULL OR assignee = ?)";
-  params.push_back(SqlText(agent));
-  // Ready work first, by priority then position; then leases left to expire.
+  // Ready work first, by priority then position, skipping work planned for
+  // someone else; then leases left to expire, whoever held them.
   std::vector<SqlValue> ready = params;
   ready.insert(ready.begin(), SqlText(kReady));
+  ready.push_back(SqlText(agent));
   ASSIGN_OR_RETURN(std::vector<Row> rows,
                    ctx.txn.Query("SELECT id FROM tasks WHERE status = ?" + scope +
+                                     " AND (assignee IS NULL OR assignee = ?)"
                                      " ORDER BY priority DESC, position, created_at, id LIMIT 1",
                                  ready));
   if (!rows.empty()) return rows[0].Str(0);
@@ -428,12 +429,12 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
   const int64_t expires = ctx.now_ms + lease_ms;
   ASSIGN_OR_RETURN(int64_t changed,
                    ctx.txn.Exec("UPDATE tasks SET status = ?, lease_owner = ?, lease_epoch = ?, "
-                                "lease_expires_at = ?, assignee = ?, "
+                                "lease_expires_at = ?, "
                                 "attempts = attempts + ?, blocked_reason = NULL, "
                                 "version = version + 1, updated_at = ? "
                                 "WHERE id = ? AND status = ? AND lease_epoch = ?",
                                 {SqlText(kInProgress), SqlText(agent), SqlInt(new_epoch),
-                                 SqlInt(expires), SqlText(agent), SqlInt(mine ? 0 : 1),
+                                 SqlInt(expires), SqlInt(mine ? 0 : 1),
                                  SqlText(ctx.now), SqlText(id), SqlText(status),
                                  SqlInt(stored_epoch)}));
   if (changed != 1) {
@@ -487,7 +488,7 @@ Result<Json> FinishLease(OpContext& ctx, const Json& in, Outcome outcome, const 
   if (outcome == Outcome::kSuccess) {
     ASSIGN_OR_RETURN(std::string agent, ActingAgent(ctx, in));
     ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     ctx.txn.Query("SELECT status, assignee, lease_epoch FROM tasks WHERE id = ?",
+                     ctx.txn.Query("SELECT status, lease_owner, lease_epoch FROM tasks WHERE id = ?",
                                    {SqlText(in.at("task").get<std::string>())}));
     if (!rows.empty() && OutcomeOf(rows[0].Str(0)) == Outcome::kSuccess &&
         !rows[0].IsNull(1) && rows[0].Str(1) == agent &&
@@ -504,9 +505,12 @@ Result<Json> FinishLease(OpContext& ctx, const Json& in, Outcome outcome, const 
   std::string reason = in.value("reason", "");
   reason = std::string(verb) + " by " + agent + (reason.empty() ? "" : ": " + reason);
   const SqlValue result = in.contains("result") ? SqlText(CanonicalJson(in["result"])) : SqlNull();
+  // A finished task keeps its last holder and epoch (the lease with no
+  // expiry), so a retried completion can be recognised; a released one
+  // drops the holder so that anyone may claim it.
+  const std::string drop = outcome == Outcome::kPending ? ", lease_owner = NULL" : "";
   RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, to, reason,
-                                   ", lease_owner = NULL, lease_expires_at = NULL, "
-                                   "result = COALESCE(?, result)",
+                                   drop + ", lease_expires_at = NULL, result = COALESCE(?, result)",
                                    {result}));
   return LoadTask(ctx.txn, Str(task, "id"));
 }

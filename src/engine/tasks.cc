@@ -185,6 +185,23 @@ Result<Json> SetTaskStatus(OpContext& ctx, const Json& in) {
   if (in.at("status") == "blocked") {
     reason = "blocked by " + ctx.actor.id + (reason.empty() ? "" : ": " + reason);
   }
+  if (task["status"] == "blocked" && in.at("status") == "blocked") {
+    // Already blocked (say, by its dependencies): the block by hand replaces
+    // the reason, so that readiness leaves the task alone.
+    RETURN_IF_ERROR(ctx.txn
+                        .Exec("UPDATE tasks SET blocked_reason = ?, result = COALESCE(?, result), "
+                              "version = version + 1, updated_at = ? WHERE id = ?",
+                              {SqlText(reason), result, SqlText(ctx.now), SqlText(id)})
+                        .status());
+    RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task["run_id"].is_null()
+                                                    ? std::string()
+                                                    : task["run_id"].get<std::string>(),
+                                      .kind = "task.blocked",
+                                      .summary = id + " blocked: " + reason,
+                                      .payload = {{"task_id", id}, {"reason", reason}}})
+                        .status());
+    return LoadTask(ctx.txn, id);
+  }
   RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, in.at("status").get<std::string>(), reason,
                                    ", result = COALESCE(?, result)", {result}));
   return LoadTask(ctx.txn, id);
