@@ -17,6 +17,8 @@ function(baton_cc_test)
   cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SRCS;DEPS;LABELS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SRCS})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  # Where the checkout is, so suites find ../shared/fixtures without help.
+  target_compile_definitions(${ARG_NAME} PRIVATE BATON_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 120)
   endif()
@@ -25,6 +27,6 @@ function(baton_cc_test)
   endif()
   gtest_discover_tests(${ARG_NAME}
     PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
-    ENVIRONMENT "BATON_BIN=$<TARGET_FILE:baton>;BATON_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+    ENVIRONMENT "BATON_BIN=$<TARGET_FILE:baton>"
     DISCOVERY_TIMEOUT 60)
 endfunction()

@@ -18,11 +18,10 @@ using testing::Human;
 using testing::LedgerLength;
 using testing::MustCall;
 
-// ../shared beside the checkout; CTest sets BATON_SOURCE_DIR.
+// ../shared beside the checkout, unless $BATON_SHARED_DIR says otherwise.
 std::string SharedDir() {
   if (const char* env = std::getenv("BATON_SHARED_DIR")) return env;
-  const char* source = std::getenv("BATON_SOURCE_DIR");
-  return std::string(source != nullptr ? source : ".") + "/../shared";
+  return std::string(BATON_SOURCE_DIR) + "/../shared";
 }
 
 std::string WishFixture(const std::string& name) {
