@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <thread>
+
+#include "cli/repo_scope.h"
 
 namespace baton {
 namespace {
@@ -206,6 +209,21 @@ Result<Api*> CommandEnv::GetApi() {
 Result<Json> CommandEnv::Call(const std::string& op, const Json& input) {
   ASSIGN_OR_RETURN(Actor actor, ResolveActor(g_));
   ASSIGN_OR_RETURN(Api * api, GetApi());
+  const Operation* def = api->registry().Find(op);
+  if (def != nullptr && def->input_schema["properties"].contains("project") &&
+      !input.contains("project")) {
+    // Inside a repository that is a project's, the call is about that project.
+    const std::string repo = EnclosingRepository(std::filesystem::current_path());
+    if (!repo.empty()) {
+      ASSIGN_OR_RETURN(Json projects, api->Call("project.list", Json::object(), actor));
+      const std::string project = ProjectForRepository(projects, repo);
+      if (!project.empty()) {
+        Json scoped = input;
+        scoped["project"] = project;
+        return api->Call(op, scoped, actor);
+      }
+    }
+  }
   return api->Call(op, input, actor);
 }
 
