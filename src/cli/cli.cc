@@ -75,7 +75,7 @@ namespace {
 
 // Where the hand-written commands' flags land; lives as long as RunCli.
 struct FixedArgs {
-  std::string listen = "127.0.0.1:8321";
+  ServeOptions serve;
   std::string machine;
   std::string format = "text";
   std::string op;
@@ -86,10 +86,17 @@ struct FixedArgs {
 void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run,
                       CommandEnv& env, FixedArgs& args) {
   auto* serve = app.add_subcommand("serve", "Run the server: HTTP API on 127.0.0.1 over the store");
-  auto* listen = &args.listen;
-  serve->add_option("--listen", *listen, "host:port to listen on (port 0 picks a free one)")
+  ServeOptions* serve_options = &args.serve;
+  serve->add_option("--listen", serve_options->listen,
+                    "host:port to listen on (port 0 picks a free one)")
       ->capture_default_str();
-  serve->callback([&run, &g, listen] { run = [&g, listen] { return RunServe(g, *listen); }; });
+  serve->add_option("--agent-timeout-ms", serve_options->agent_timeout_ms,
+                    "mark agents without a heartbeat for this long lost and free their "
+                    "tasks (0: never)")
+      ->capture_default_str();
+  serve->callback([&run, &g, serve_options] {
+    run = [&g, serve_options] { return RunServe(g, *serve_options); };
+  });
 
   auto* status = app.add_subcommand("status", "Show the store, its durability, counts and active runs");
   status->callback([&run, &env] { run = [&env] { return env.CallAndPrint("store.status", Json::object()); }; });

@@ -39,8 +39,14 @@ int ReportError(const Status& status, const std::string& output);
 // Renders an operation's result for people.
 std::string RenderText(const std::string& op, const Json& result);
 
+struct ServeOptions {
+  std::string listen = "127.0.0.1:8321";
+  // Agents silent this long are marked lost and their leases freed; 0: never.
+  int64_t agent_timeout_ms = 300000;
+};
+
 // `baton serve`.
-int RunServe(const GlobalOptions& g, const std::string& listen);
+int RunServe(const GlobalOptions& g, const ServeOptions& options);
 
 }  // namespace baton
 

@@ -2,8 +2,10 @@
 // prints where it listens, and on SIGINT/SIGTERM stops accepting requests,
 // finishes the batch in flight and exits 0.
 
+#include <condition_variable>
 #include <csignal>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include "cli/cli.h"
@@ -29,9 +31,59 @@ Result<std::pair<std::string, int>> ParseListen(const std::string& listen) {
   return std::make_pair(host, static_cast<int>(port));
 }
 
+// The server's own chores, as operations called by baton itself: push
+// pending mail into idle agents (every second) and mark silent agents lost
+// (every few seconds). A failed chore is reported and retried next round;
+// it never stops the server.
+class Housekeeper {
+ public:
+  Housekeeper(Api& api, const ServeOptions& options) : api_(api), options_(options) {
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~Housekeeper() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void Loop() {
+    constexpr int kReconcileEvery = 5;  // rounds of one second
+    for (int round = 0;; ++round) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        if (cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) return;
+      }
+      Chore("mail.deliver", Json::object());
+      if (options_.agent_timeout_ms > 0 && round % kReconcileEvery == 0) {
+        Chore("agent.reconcile", {{"lost_after_ms", options_.agent_timeout_ms}});
+      }
+    }
+  }
+
+  void Chore(const char* op, const Json& input) {
+    if (api_.registry().Find(op) == nullptr) return;
+    Result<Json> r = api_.Call(op, input, SystemActor());
+    if (!r.ok() && r.status().code() != StatusCode::kUnavailable) {
+      std::cerr << "baton serve: " << op << ": " << r.status().ToString() << "\n";
+    }
+  }
+
+  Api& api_;
+  const ServeOptions& options_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;  // GUARDED_BY(mu_)
+  std::thread thread_;
+};
+
 }  // namespace
 
-int RunServe(const GlobalOptions& g, const std::string& listen) {
+int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
+  const std::string& listen = serve_options.listen;
   // Signals are taken by a watcher thread with sigwait, so shutdown runs as
   // ordinary code rather than inside a signal handler. They are blocked
   // before any thread starts, so every thread inherits the mask.
@@ -73,7 +125,10 @@ int RunServe(const GlobalOptions& g, const std::string& listen) {
             << "  operations: POST " << url << "/v1/ops/{name}   (list: GET " << url << "/v1/ops)\n"
             << "  stop:       Ctrl-C\n";
   std::cout.flush();
-  server.Serve();
+  {
+    Housekeeper housekeeper(**api, serve_options);
+    server.Serve();
+  }
   (*api)->Shutdown();
   if (watcher.joinable()) {
     // Serve() can also end without a signal (socket error): wake the watcher.
