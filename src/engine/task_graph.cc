@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/agents.h"
+#include "engine/boards.h"
 #include "engine/core_services.h"
 #include "engine/ledger.h"
 #include "util/clock.h"
@@ -512,6 +513,8 @@ Result<Json> FinishLease(OpContext& ctx, const Json& in, Outcome outcome, const 
   RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, to, reason,
                                    drop + ", lease_expires_at = NULL, result = COALESCE(?, result)",
                                    {result}));
+  // A card in an auto-advancing column moves on when its work is done.
+  if (outcome == Outcome::kSuccess) RETURN_IF_ERROR(AdvanceOnCompletion(ctx, Str(task, "id")));
   return LoadTask(ctx.txn, Str(task, "id"));
 }
 

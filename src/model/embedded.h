@@ -19,6 +19,8 @@ struct EmbeddedFile {
 
 // The built-in machine files, sorted by name.
 std::span<const EmbeddedFile> BuiltinMachineFiles();
+// Genie's five built-in board templates (src/model/board_templates.json).
+std::span<const EmbeddedFile> BuiltinBoardTemplateFiles();
 
 }  // namespace baton
 
