@@ -4,11 +4,12 @@
 //   build/bench/baton_coordination [--seconds S] [--dir DIR]
 //
 // Rows:
-//   completion, 1k / 100k graph   time of one task.complete in a 4-ary tree of
-//                                 1,000 and of 100,000 tasks (every completed
-//                                 task has 4 dependents, which become ready).
-//                                 Durability off: fsync would hide the CPU
-//                                 cost that grows with the graph, if any.
+//   completion, 1k / 100k graph   median time of one task.complete in a 4-ary
+//                                 tree of 1,000 and of 100,000 tasks (every
+//                                 completed task has 4 dependents, which become
+//                                 ready), measured alternately. Durability off:
+//                                 fsync would hide the CPU cost that grows with
+//                                 the graph, if any.
 //   claims/s, 1 / 16 claimers     task.claim (next ready) from 1 thread, then
 //                                 16, on one Api with group commit at
 //                                 durability full.
@@ -18,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -115,23 +117,54 @@ void MustOk(const Result<Json>& r, const char* what) {
   }
 }
 
-// Mean microseconds of task.complete over the first "count" tasks in
-// breadth-first order (each has 4 dependents) of an n-task tree.
-double CompletionMicros(const std::string& path, int n, int count) {
-  std::unique_ptr<Api> api = FreshApi(path, Durability::kOff, /*group=*/false);
+// One graph under measurement: an n-task tree and the next task to complete
+// in breadth-first order (each of the first n/4 has 4 dependents).
+struct Graph {
+  std::unique_ptr<Api> api;
+  int next = 0;
+};
+
+Graph OpenGraph(const std::string& path, int n) {
+  Graph g{FreshApi(path, Durability::kOff, /*group=*/false)};
   WriteTasks(path, n, /*tree=*/true);
+  MustOk(g.api->Call("agent.register", Json::object(), {"bench", "agent"}), "register");
+  return g;
+}
+
+// Microseconds of one task.complete (the claim before it is not timed).
+double TimeOneCompletion(Graph& g) {
   const Actor agent{"bench", "agent"};
-  MustOk(api->Call("agent.register", Json::object(), agent), "register");
-  double total = 0;
+  const std::string id = TaskId(g.next++);
+  Result<Json> claim = g.api->Call("task.claim", {{"task", id}}, agent);
+  MustOk(claim, "claim");
+  const Json input{{"task", id}, {"epoch", (*claim)["lease"]["epoch"]}};
+  const auto start = Clock::now();
+  MustOk(g.api->Call("task.complete", input, agent), "complete");
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Median microseconds per completion in a 1,000- and a 100,000-task tree.
+// The two are measured alternately, so that noise from other work on the
+// machine falls on both alike.
+std::pair<double, double> CompletionMicros(const std::string& dir, int count) {
+  Graph small = OpenGraph(dir + "/baton-bench-small.db", 1000);
+  Graph large = OpenGraph(dir + "/baton-bench-large.db", 100000);
+  std::vector<double> small_times, large_times;
   for (int i = 0; i < count; ++i) {
-    Result<Json> claim = api->Call("task.claim", {{"task", TaskId(i)}}, agent);
-    MustOk(claim, "claim");
-    const Json input{{"task", TaskId(i)}, {"epoch", (*claim)["lease"]["epoch"]}};
-    const auto start = Clock::now();
-    MustOk(api->Call("task.complete", input, agent), "complete");
-    total += std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    small_times.push_back(TimeOneCompletion(small));
+    large_times.push_back(TimeOneCompletion(large));
   }
-  return total / count;
+  for (const char* name : {"small", "large"}) {
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      std::filesystem::remove(dir + "/baton-bench-" + name + ".db" + suffix);
+    }
+  }
+  return {Median(small_times), Median(large_times)};
 }
 
 double ClaimRate(const std::string& path, int claimers, double seconds) {
@@ -169,8 +202,7 @@ int Main(int argc, char** argv) {
   }
   const std::string path = args.dir + "/baton-bench-coordination.db";
   constexpr int kCompletions = 200;
-  const double small = CompletionMicros(path, 1000, kCompletions);
-  const double large = CompletionMicros(path, 100000, kCompletions);
+  const auto [small, large] = CompletionMicros(args.dir, kCompletions);
   const double one = ClaimRate(path, 1, args.seconds);
   const double sixteen = ClaimRate(path, 16, args.seconds);
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
