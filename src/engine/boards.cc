@@ -465,9 +465,11 @@ Result<Json> BoardOfTask(Txn& txn, const Json& task) {
   return LoadBoard(txn, task["board_id"].get<std::string>());
 }
 
+// A human gate waits for a human. An agent gate lets agents move the card on
+// without one, and the human partner keeps the last word everywhere.
 bool GateAllows(const std::string& gate, const std::string& role) {
-  if (role == "admin" || gate == "human+agent") return true;
-  if (gate == "human") return role == "human";
+  if (role == "admin" || role == "human" || gate == "human+agent") return true;
+  if (gate == "human") return false;
   if (gate == "agent") return role == "agent" || role == "coordinator";
   return false;
 }

@@ -8,9 +8,9 @@
 //
 // A column is {id, name, label, gate, action, auto_advance, transitions[],
 // roles[], color, parallel, on_fail, position}:
-//   gate         who may move a card OUT of the column: "human" (role human),
-//                "agent" (roles agent and coordinator) or "human+agent"
-//                (anyone); admin always may.
+//   gate         who may move a card OUT of the column: "human" (role human
+//                only), "agent" (agents and coordinators, and the human) or
+//                "human+agent" (anyone); admin always may.
 //   transitions  [{event, target, condition?, action?}]; when non-empty a card
 //                may only move to one of the targets (column names). Empty
 //                means free movement, as in all of Genie's templates.
