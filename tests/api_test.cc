@@ -35,13 +35,8 @@ class ApiTest : public ::testing::TestWithParam<std::string> {
 
   // As ExpectRefused, returning the status for further checks.
   Status Refused(const std::string& op, const Json& input, StatusCode code,
-                       const Actor& actor = Human()) {
-    const int64_t before = LedgerLength(*api_);
-    Result<Json> r = api_->Call(op, input, actor);
-    EXPECT_FALSE(r.ok()) << op << " " << input.dump() << " unexpectedly succeeded";
-    EXPECT_EQ(r.status().code(), code) << op << " " << input.dump() << ": " << r.status().ToString();
-    EXPECT_EQ(LedgerLength(*api_), before) << op << " changed the ledger although refused";
-    return r.status();
+                 const Actor& actor = Human()) {
+    return testing::Refused(*api_, op, input, code, actor);
   }
 
   testing::TempDir dir_;

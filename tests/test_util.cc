@@ -52,6 +52,16 @@ int64_t LedgerLength(Api& api) {
   return s.ok() ? (*s)["ledger"]["head_seq"].get<int64_t>() : -1;
 }
 
+Status Refused(Api& api, const std::string& op, const Json& input, StatusCode code,
+               const Actor& actor) {
+  const int64_t before = LedgerLength(api);
+  Result<Json> r = api.Call(op, input, actor);
+  EXPECT_FALSE(r.ok()) << op << " " << input.dump() << " unexpectedly succeeded";
+  EXPECT_EQ(r.status().code(), code) << op << " " << input.dump() << ": " << r.status().ToString();
+  EXPECT_EQ(LedgerLength(api), before) << op << " changed the ledger although refused";
+  return r.status();
+}
+
 std::string BatonBin() {
   const char* bin = std::getenv("BATON_BIN");
   return bin != nullptr ? bin : "baton";

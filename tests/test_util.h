@@ -43,6 +43,11 @@ Json MustCall(Api& api, const std::string& op, const Json& input,
 // Number of ledger events in the store.
 int64_t LedgerLength(Api& api);
 
+// Calls "op" expecting it to fail with "code" and to leave the ledger as it
+// was (a refused call changes nothing); returns the status for more checks.
+Status Refused(Api& api, const std::string& op, const Json& input, StatusCode code,
+               const Actor& actor = Human());
+
 struct ProcessResult {
   int exit_code = -1;
   std::string out;

@@ -1,8 +1,13 @@
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
 
 #include "util/clock.h"
 #include "util/json_util.h"
 #include "util/sha256.h"
+#include "util/subprocess.h"
 
 namespace baton {
 namespace {
@@ -57,6 +62,124 @@ TEST(JsonUtilTest, AppendJsonStringMatchesNlohmannDump) {
     AppendJsonString(c, &mine);
     EXPECT_EQ(mine, Json(c).dump()) << c;
   }
+}
+
+}  // namespace
+}  // namespace baton
+
+namespace baton {
+namespace {
+
+Result<SubprocessResult> Sh(const std::string& script, int64_t timeout_ms = 10000,
+                            std::string stdin_text = "") {
+  return RunSubprocess({.argv = {"/bin/sh", "-c", script},
+                        .stdin_text = std::move(stdin_text),
+                        .timeout_ms = timeout_ms});
+}
+
+TEST(SubprocessTest, CapturesExitCodeStdoutAndStderr) {
+  Result<SubprocessResult> r = Sh("echo out; echo err >&2; exit 3");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->exit_code, 3);
+  EXPECT_EQ(r->signal, 0);
+  EXPECT_EQ(r->out, "out\n");
+  EXPECT_EQ(r->err, "err\n");
+}
+
+TEST(SubprocessTest, LooksUpArgv0OnPathAndRunsNoShell) {
+  Result<SubprocessResult> r = RunSubprocess({.argv = {"echo", "$HOME", "a b"}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_EQ(r->out, "$HOME a b\n");
+}
+
+TEST(SubprocessTest, GivesStdinAndTheEnvironment) {
+  Result<SubprocessResult> r = RunSubprocess(
+      {.argv = {"/bin/sh", "-c", "cat; printf '|%s' \"$ONLY\"; printf '|%s' \"$HOME\""},
+       .env = {"ONLY=this"},
+       .stdin_text = "line one\nline two"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->out, "line one\nline two|this|");
+  // Without "env" it is ours.
+  ::setenv("BATON_SUBPROCESS_TEST", "inherited", 1);
+  r = Sh("printf %s \"$BATON_SUBPROCESS_TEST\"; cat", 10000);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->out, "inherited");  // and empty stdin is /dev/null
+}
+
+TEST(SubprocessTest, ChildIgnoringALargeStdinDoesNotBlock) {
+  const std::string big(1 << 20, 'x');
+  const int64_t start = NowMillis();
+  Result<SubprocessResult> r = Sh("exit 0", 5000, big);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->exit_code, 0);
+  EXPECT_LT(NowMillis() - start, 4000);
+  r = Sh("wc -c", 5000, big);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(std::stoll(r->out), 1 << 20);
+}
+
+TEST(SubprocessTest, KeepsTheFirstMebibyteOfEachStream) {
+  Result<SubprocessResult> r = Sh("head -c 3000000 /dev/zero; head -c 2000000 /dev/zero >&2");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->exit_code, 0);  // the rest was read, not left to block the child
+  EXPECT_EQ(r->out.size(), kMaxSubprocessCapture);
+  EXPECT_EQ(r->err.size(), kMaxSubprocessCapture);
+}
+
+TEST(SubprocessTest, TimeoutKillsTheWholeProcessGroup) {
+  const std::string pid_file = "/tmp/baton-subprocess-test-" + std::to_string(getpid());
+  const int64_t start = NowMillis();
+  Result<SubprocessResult> r = Sh("sleep 30 & echo $! > " + pid_file + "; sleep 30", 500);
+  const int64_t took = NowMillis() - start;
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded) << r.status().message();
+  EXPECT_NE(r.status().message().find("500 ms"), std::string::npos) << r.status().message();
+  EXPECT_GE(took, 500);
+  EXPECT_LT(took, 3000);
+  // The background sleep, in the same group, died too.
+  pid_t background = 0;
+  std::ifstream(pid_file) >> background;
+  unlink(pid_file.c_str());
+  ASSERT_GT(background, 0);
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    std::string state;
+    std::ifstream stat("/proc/" + std::to_string(background) + "/stat");
+    std::string pid, name;
+    gone = !(stat >> pid >> name >> state) || state == "Z";
+    if (!gone) usleep(10000);
+  }
+  EXPECT_TRUE(gone) << "sleep " << background << " survived the timeout";
+}
+
+TEST(SubprocessTest, ExitEndsTheWaitEvenWhenABackgroundChildHoldsStdout) {
+  const int64_t start = NowMillis();
+  Result<SubprocessResult> r = Sh("sleep 3 & echo started", 10000);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->out, "started\n");
+  EXPECT_LT(NowMillis() - start, 2000);
+}
+
+TEST(SubprocessTest, SignalsAreDefaultInTheChild) {
+  struct sigaction ignore = {};
+  struct sigaction saved = {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGTERM, &ignore, &saved);
+  Result<SubprocessResult> r = Sh("kill -TERM $$; sleep 5", 10000);
+  sigaction(SIGTERM, &saved, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->signal, SIGTERM);
+  EXPECT_EQ(r->exit_code, 128 + SIGTERM);
+}
+
+TEST(SubprocessTest, MissingProgramIsFailedPrecondition) {
+  Result<SubprocessResult> r = RunSubprocess({.argv = {"baton-no-such-program-4711"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition) << r.status().message();
+  EXPECT_NE(r.status().message().find("cannot start baton-no-such-program-4711"), std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(RunSubprocess({}).status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

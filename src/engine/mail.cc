@@ -1,24 +1,13 @@
 #include "engine/mail.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <chrono>
-#include <cstdlib>
-#include <cstring>
-#include <thread>
 
 #include "engine/agents.h"
 #include "engine/core_services.h"
 #include "engine/ledger.h"
 #include "util/clock.h"
+#include "util/subprocess.h"
 
 extern char** environ;
 
@@ -502,31 +491,6 @@ Result<Json> ListChatChannels(OpContext& ctx, const Json& in) {
 // Running a delivery command.
 namespace {
 
-// An unlinked temporary file holding "text", positioned at its start: the
-// command's stdin. Unlike a pipe it never fills, so a command that ignores
-// its stdin cannot block us. -1 with errno set on failure.
-int TempFileWith(const std::string& text) {
-  const char* dir = std::getenv("TMPDIR");
-  std::string path =
-      std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/baton-mail-XXXXXX";
-  const int fd = mkostemp(path.data(), O_CLOEXEC);
-  if (fd < 0) return -1;
-  unlink(path.c_str());
-  for (size_t done = 0; done < text.size();) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int saved = errno;
-      close(fd);
-      errno = saved;
-      return -1;
-    }
-    done += static_cast<size_t>(n);
-  }
-  lseek(fd, 0, SEEK_SET);
-  return fd;
-}
-
 // This process's environment with the message's variables set.
 std::vector<std::string> DeliveryEnv(const Json& m) {
   std::vector<std::string> env;
@@ -538,58 +502,6 @@ std::vector<std::string> DeliveryEnv(const Json& m) {
   env.push_back("BATON_MESSAGE_TO=" + m.value("to", ""));
   env.push_back("BATON_MESSAGE_BODY=" + m.value("body", ""));
   return env;
-}
-
-// Appends what one read() gives, keeping the first 4 KiB. False at the end
-// of the stream, on an error, or when nothing is ready on a non-blocking fd.
-bool ReadSome(int fd, std::string* out) {
-  char buf[4096];
-  const ssize_t n = read(fd, buf, sizeof buf);
-  if (n < 0 && errno == EINTR) return true;
-  if (n <= 0) return false;
-  if (out->size() < sizeof buf) out->append(buf, std::min(sizeof buf - out->size(), size_t(n)));
-  return true;
-}
-
-struct Finished {
-  int status = 0;
-  bool timed_out = false;
-  int wait_error = 0;  // errno of a failed waitpid
-  std::string err;
-};
-
-// Collects "pid"'s stderr from "err_fd" (closed here) until it exits, or
-// kills its process group at the deadline. The exit, not the end of stderr,
-// ends the wait: a background child may keep stderr open.
-Finished WaitFor(pid_t pid, int err_fd, int64_t timeout_ms) {
-  Finished f;
-  const int64_t deadline = NowMillis() + timeout_ms;
-  bool open = true;
-  for (;;) {
-    const pid_t done = waitpid(pid, &f.status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) {
-      f.wait_error = errno;
-      break;
-    }
-    if (NowMillis() >= deadline) {
-      kill(-pid, SIGKILL);
-      waitpid(pid, &f.status, 0);
-      f.timed_out = true;
-      break;
-    }
-    pollfd p{err_fd, POLLIN, 0};
-    if (open && poll(&p, 1, 20) > 0) {
-      open = ReadSome(err_fd, &f.err);
-    } else if (!open) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  fcntl(err_fd, F_SETFL, O_NONBLOCK);
-  for (int i = 0; open && i < 16 && ReadSome(err_fd, &f.err); ++i) {
-  }
-  close(err_fd);
-  return f;
 }
 
 // "text" as printable ASCII (other bytes become '?'), trailing space trimmed.
@@ -608,76 +520,25 @@ DeliveryResult Failed(std::string why) {
   return DeliveryResult{.ok = false, .error = why};
 }
 
-// Starts `/bin/sh -c "command"` with "env", stdin from "in_fd", stdout to
-// /dev/null and stderr to "err_fd", in its own process group (so a timeout
-// kills whatever it started) with default signal handling whatever ours is
-// (a server may ignore SIGPIPE). Returns posix_spawn's error number.
-int SpawnShell(const std::string& command, std::vector<std::string> env, int in_fd, int err_fd,
-               pid_t* pid) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in_fd, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<char*> envp;
-  envp.reserve(env.size() + 1);
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::string sh = "/bin/sh", dash_c = "-c", cmd = command;
-  char* argv[] = {sh.data(), dash_c.data(), cmd.data(), nullptr};
-  const int rc = posix_spawn(pid, sh.c_str(), &actions, &attr, argv, envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  return rc;
-}
-
 }  // namespace
 
 DeliveryResult RunDeliveryCommand(const std::string& command, const Json& message,
                                   int64_t timeout_ms) {
-  const int in_fd = TempFileWith(message.value("body", ""));
-  if (in_fd < 0) {
-    return Failed(std::string("cannot write the message to a temporary file: ") +
-                  std::strerror(errno));
+  // The body also goes to stdin, so an empty body still gives an empty stdin.
+  Result<SubprocessResult> run = RunSubprocess({.argv = {"/bin/sh", "-c", command},
+                                                .env = DeliveryEnv(message),
+                                                .stdin_text = message.value("body", ""),
+                                                .timeout_ms = timeout_ms});
+  if (run.status().code() == StatusCode::kDeadlineExceeded) {
+    return Failed("timed out after " + std::to_string(timeout_ms) +
+                  " ms; its process group was killed");
   }
-  int err_pipe[2];
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    close(in_fd);
-    return Failed(std::string("cannot create a pipe: ") + std::strerror(errno));
-  }
-  pid_t pid = -1;
-  const int rc = SpawnShell(command, DeliveryEnv(message), in_fd, err_pipe[1], &pid);
-  close(in_fd);
-  close(err_pipe[1]);
-  if (rc != 0) {
-    close(err_pipe[0]);
-    return Failed(std::string("cannot start /bin/sh: ") + std::strerror(rc));
-  }
-  const Finished f = WaitFor(pid, err_pipe[0], timeout_ms);
-  std::string why;
-  if (f.wait_error != 0) {
-    why = std::string("cannot wait for the command: ") + std::strerror(f.wait_error);
-  } else if (f.timed_out) {
-    why = "timed out after " + std::to_string(timeout_ms) + " ms; its process group was killed";
-  } else if (WIFEXITED(f.status) && WEXITSTATUS(f.status) == 0) {
-    return DeliveryResult{.ok = true};
-  } else if (WIFEXITED(f.status)) {
-    why = "exit status " + std::to_string(WEXITSTATUS(f.status));
-  } else {
-    why = "killed by signal " + std::to_string(WTERMSIG(f.status));
-  }
-  const std::string err = Printable(f.err);
+  if (!run.ok()) return Failed(run.status().message());
+  if (run->exit_code == 0) return DeliveryResult{.ok = true};
+  const std::string why = run->signal != 0 ? "killed by signal " + std::to_string(run->signal)
+                                           : "exit status " + std::to_string(run->exit_code);
+  // Only the start of stderr can fit in the error.
+  const std::string err = Printable(run->err.substr(0, 2 * kMaxErrorBytes));
   return Failed(err.empty() ? why : why + ": " + err);
 }
 

@@ -1,16 +1,7 @@
 #include "engine/teams.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -19,6 +10,7 @@
 #include "engine/ledger.h"
 #include "engine/task_graph.h"
 #include "util/clock.h"
+#include "util/subprocess.h"
 
 extern char** environ;
 
@@ -75,12 +67,6 @@ std::string Join(const Json& list) {
 
 // ---- git as a child process ----
 
-struct GitRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
 // The environment without the variables that would point git at another
 // repository than the one named on its command line (set when baton runs
 // from a git hook), and with prompts off: nobody is there to answer.
@@ -100,91 +86,18 @@ std::vector<std::string> GitEnvironment() {
   return env;
 }
 
-// Reads "fds" (stdout, stderr) into "sinks" until both close or "deadline_ms"
-// passes. False on timeout.
-bool Drain(int fds[2], std::string* sinks[2], int64_t deadline_ms) {
-  pollfd polls[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
-  int open = 2;
-  while (open > 0) {
-    const int64_t left = deadline_ms - NowMillis();
-    if (left <= 0) return false;
-    if (poll(polls, 2, static_cast<int>(left)) < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (polls[i].fd < 0 || polls[i].revents == 0) continue;
-      char buf[4096];
-      const ssize_t got = read(polls[i].fd, buf, sizeof buf);
-      if (got > 0) {
-        sinks[i]->append(buf, static_cast<size_t>(got));
-      } else if (got == 0 || errno != EINTR) {
-        polls[i].fd = -1;
-        --open;
-      }
-    }
-  }
-  return true;
-}
-
 // Runs `git args...` without a shell. Unavailable on timeout (the child is
 // killed), FailedPrecondition when git cannot be started.
-Result<GitRun> RunGit(const std::vector<std::string>& args, int timeout_ms) {
-  int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0)
-    return InternalError("git: pipe: " + std::string(strerror(errno)));
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    close(out[0]);
-    close(out[1]);
-    return InternalError("git: pipe: " + std::string(strerror(errno)));
+Result<SubprocessResult> RunGit(const std::vector<std::string>& args, int timeout_ms) {
+  SubprocessOptions options{.env = GitEnvironment(), .timeout_ms = timeout_ms};
+  options.argv.reserve(args.size() + 1);
+  options.argv.push_back("git");
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  Result<SubprocessResult> run = RunSubprocess(options);
+  if (run.status().code() == StatusCode::kFailedPrecondition) {
+    return FailedPreconditionError("git: " + run.status().message() + "; teams need git on PATH");
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  // The server blocks or handles signals; git must get the defaults.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaddset(&defaults, sig);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-  std::vector<std::string> env = GitEnvironment();
-  std::vector<char*> envp, argv{const_cast<char*>("git")};
-  for (std::string& e : env) envp.push_back(e.data());
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  envp.push_back(nullptr);
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, "git", &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(out[1]);
-  close(err[1]);
-  GitRun run;
-  bool finished = false;
-  if (rc == 0) {
-    int fds[2] = {out[0], err[0]};
-    std::string* sinks[2] = {&run.out, &run.err};
-    finished = Drain(fds, sinks, NowMillis() + timeout_ms);
-    if (!finished) kill(pid, SIGKILL);
-    int wstatus = 0;
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-    }
-    run.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-  }
-  close(out[0]);
-  close(err[0]);
-  if (rc != 0) {
-    return FailedPreconditionError("git: cannot run git (" + std::string(strerror(rc)) +
-                                   "); teams need git on PATH");
-  }
-  if (!finished) {
+  if (run.status().code() == StatusCode::kDeadlineExceeded) {
     return UnavailableError("git " + args.front() + ": no answer within " +
                             std::to_string(timeout_ms / 1000) + " s; it was stopped");
   }
@@ -194,7 +107,7 @@ Result<GitRun> RunGit(const std::vector<std::string>& args, int timeout_ms) {
 // Runs git; a non-zero exit becomes "code" with "what" and git's own words.
 Result<std::string> Git(const std::vector<std::string>& args, StatusCode code,
                         const std::string& what, int timeout_ms = kGitQueryMillis) {
-  ASSIGN_OR_RETURN(GitRun run, RunGit(args, timeout_ms));
+  ASSIGN_OR_RETURN(SubprocessResult run, RunGit(args, timeout_ms));
   if (run.exit_code != 0) {
     return Status(code, what + " (git: " + Trim(run.err.substr(0, 2000)) + ")");
   }
@@ -203,7 +116,7 @@ Result<std::string> Git(const std::vector<std::string>& args, StatusCode code,
 
 Status CheckBranchName(const std::string& field, const std::string& name) {
   // From "/" so that a repository around the server cannot expand "@{-1}".
-  ASSIGN_OR_RETURN(GitRun run,
+  ASSIGN_OR_RETURN(SubprocessResult run,
                    RunGit({"-C", "/", "check-ref-format", "--branch", name}, kGitQueryMillis));
   if (run.exit_code == 0 && Trim(run.out) == name) return Status();
   return InvalidArgumentError(field + ": \"" + name +
@@ -244,9 +157,9 @@ Result<std::string> ResolveBaseBranch(const std::string& repo, const Json& in) {
                                    " has no current branch (detached "
                                    "HEAD); give base_branch"));
   }
-  ASSIGN_OR_RETURN(GitRun found, RunGit({"-C", repo, "rev-parse", "--verify", "--quiet",
-                                         "refs/heads/" + base + "^{commit}"},
-                                        kGitQueryMillis));
+  ASSIGN_OR_RETURN(SubprocessResult found, RunGit({"-C", repo, "rev-parse", "--verify", "--quiet",
+                                                   "refs/heads/" + base + "^{commit}"},
+                                                  kGitQueryMillis));
   if (found.exit_code == 0) return base;
   ASSIGN_OR_RETURN(
       std::string listed,

@@ -1,0 +1,229 @@
+#include "util/subprocess.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "util/clock.h"
+
+extern char** environ;
+
+namespace baton {
+namespace {
+
+// While the pipes are open we look at the child's state this often: a
+// background grandchild may hold them long after the child has exited.
+constexpr int kTickMillis = 20;
+// After the exit, at most this many reads per stream: a grandchild that
+// keeps writing must not keep us.
+constexpr int kReadsAfterExit = 256;
+
+std::string Errno(int e) { return std::strerror(e); }
+
+// Closes the descriptor it holds when it goes out of scope.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { Reset(); }
+  int get() const { return fd_; }
+  int* put() { return &fd_; }
+  void Reset() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// A close-on-exec pipe whose read end does not block.
+bool MakePipe(Fd* read_end, Fd* write_end) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return false;
+  *read_end->put() = fds[0];
+  *write_end->put() = fds[1];
+  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  return true;
+}
+
+// An unlinked temporary file holding "text", positioned at its start. Unlike
+// a pipe it never fills, so a child that ignores its stdin cannot block us.
+// -1 with errno set on failure.
+int TempFileWith(const std::string& text) {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path =
+      std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/baton-stdin-XXXXXX";
+  const int fd = mkostemp(path.data(), O_CLOEXEC);
+  if (fd < 0) return -1;
+  unlink(path.c_str());
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int saved = errno;
+      close(fd);
+      errno = saved;
+      return -1;
+    }
+    done += static_cast<size_t>(n);
+  }
+  lseek(fd, 0, SEEK_SET);
+  return fd;
+}
+
+enum class ReadState { kMore, kEmpty, kClosed };
+
+// One read() from non-blocking "fd" into "sink", keeping at most
+// kMaxSubprocessCapture bytes.
+ReadState ReadSome(int fd, std::string* sink) {
+  char buf[16384];
+  const ssize_t n = read(fd, buf, sizeof buf);
+  if (n > 0) {
+    const size_t room = kMaxSubprocessCapture - std::min(kMaxSubprocessCapture, sink->size());
+    sink->append(buf, std::min(room, static_cast<size_t>(n)));
+    return ReadState::kMore;
+  }
+  if (n < 0 && errno == EINTR) return ReadState::kMore;
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return ReadState::kEmpty;
+  return ReadState::kClosed;
+}
+
+// Starts the child with stdin from "in_fd" (/dev/null when -1) and stdout,
+// stderr to "out_fd", "err_fd". Returns posix_spawnp's error number.
+int Spawn(const SubprocessOptions& options, int in_fd, int out_fd, int err_fd, pid_t* pid) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (in_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, in_fd, 0);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  }
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+  // A server ignores SIGPIPE and handles SIGINT/SIGTERM; the child must not
+  // inherit that. Its own group lets a timeout kill whatever it started.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP}) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<char*> argv, envp;
+  for (const std::string& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const std::string& e : options.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const int rc = posix_spawnp(pid, argv[0], &actions, &attr, argv.data(),
+                              options.env.empty() ? environ : envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  return rc;
+}
+
+struct Waited {
+  int status = 0;
+  bool timed_out = false;
+  int wait_error = 0;  // errno of a failed waitpid
+};
+
+// Reads the child's stdout and stderr from "fds" into "sinks" until it exits,
+// or kills its process group at "deadline_ms"; then takes what is left in the
+// pipes without waiting for their end.
+Waited Collect(pid_t pid, Fd fds[2], std::string* sinks[2], int64_t deadline_ms) {
+  Waited w;
+  pollfd polls[2] = {{fds[0].get(), POLLIN, 0}, {fds[1].get(), POLLIN, 0}};
+  int idle_wait = 1;  // once both pipes are closed, back off up to a tick
+  for (;;) {
+    const pid_t done = waitpid(pid, &w.status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
+      w.wait_error = errno;
+      break;
+    }
+    const int64_t left = deadline_ms - NowMillis();
+    if (left <= 0) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &w.status, 0) < 0 && errno == EINTR) {
+      }
+      w.timed_out = true;
+      break;
+    }
+    const bool closed = polls[0].fd < 0 && polls[1].fd < 0;
+    const int wait = closed ? idle_wait : kTickMillis;
+    if (closed) idle_wait = std::min(idle_wait * 2, kTickMillis);
+    // With both fds negative poll() just sleeps.
+    if (poll(polls, 2, static_cast<int>(std::min<int64_t>(left, wait))) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (polls[i].fd < 0 || polls[i].revents == 0) continue;
+      if (ReadSome(polls[i].fd, sinks[i]) == ReadState::kClosed) polls[i].fd = -1;
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    for (int n = 0; polls[i].fd >= 0 && n < kReadsAfterExit; ++n) {
+      if (ReadSome(polls[i].fd, sinks[i]) != ReadState::kMore) break;
+    }
+    fds[i].Reset();
+  }
+  return w;
+}
+
+}  // namespace
+
+Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
+  if (options.argv.empty()) return InvalidArgumentError("subprocess: argv is empty");
+  const std::string& program = options.argv.front();
+  Fd in;
+  if (!options.stdin_text.empty()) {
+    *in.put() = TempFileWith(options.stdin_text);
+    if (in.get() < 0) {
+      return InternalError("cannot write the stdin of " + program +
+                           " to a temporary file: " + Errno(errno));
+    }
+  }
+  Fd read_ends[2], write_ends[2];
+  for (int i = 0; i < 2; ++i) {
+    if (!MakePipe(&read_ends[i], &write_ends[i])) {
+      return InternalError("cannot create a pipe for " + program + ": " + Errno(errno));
+    }
+  }
+  pid_t pid = -1;
+  const int rc = Spawn(options, in.get(), write_ends[0].get(), write_ends[1].get(), &pid);
+  in.Reset();
+  write_ends[0].Reset();
+  write_ends[1].Reset();
+  if (rc != 0) return FailedPreconditionError("cannot start " + program + ": " + Errno(rc));
+
+  SubprocessResult result;
+  std::string* sinks[2] = {&result.out, &result.err};
+  const Waited w = Collect(pid, read_ends, sinks, NowMillis() + options.timeout_ms);
+  if (w.wait_error != 0) {
+    return InternalError("cannot wait for " + program + ": " + Errno(w.wait_error));
+  }
+  if (w.timed_out) {
+    return DeadlineExceededError(program + ": no answer within " +
+                                 std::to_string(options.timeout_ms) +
+                                 " ms; its process group was killed");
+  }
+  if (WIFSIGNALED(w.status)) result.signal = WTERMSIG(w.status);
+  result.exit_code = result.signal != 0 ? 128 + result.signal : WEXITSTATUS(w.status);
+  return result;
+}
+
+}  // namespace baton
