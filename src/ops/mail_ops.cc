@@ -316,8 +316,8 @@ Status AddDeliveryOps(Registry& r) {
                           {"skipped", Type("array")}}},
                         {"required", {"delivered", "failed", "escalated", "skipped"}}},
       .roles = {"coordinator", "human"},
-      // Not one transaction: its changes are the operations it calls.
-      .mutating = false,
+      // Its changes are the operations it calls, each one transaction.
+      .mutating = true,
       .procedure = DeliverMail,
   });
 }

@@ -38,7 +38,9 @@ Status Registry::Add(Operation op) {
   if (!op.handler == !op.procedure) {
     return InvalidArgumentError(where + ": needs exactly one of handler and procedure");
   }
-  if (op.mutating) {
+  // A procedure's changes are the operations it calls; a key on the
+  // procedure itself would be accepted and silently ignored.
+  if (op.mutating && !op.procedure) {
     op.input_schema["properties"]["idempotency_key"] = IdempotencyKeySchema();
     if (op.versioned) {
       op.input_schema["properties"]["expect_version"] = ExpectVersionSchema();

@@ -5,7 +5,8 @@
 // that may call it, whether it mutates, and its handler — and the CLI verbs,
 // the HTTP routes and (later) the MCP tools are all generated from here.
 //
-// Registry::Add completes every mutating operation's input schema with the
+// Registry::Add completes the input schema of every mutating operation
+// (procedures aside: their changes are the operations they call) with the
 // two fields all of them accept: "idempotency_key" (a retry with the same key
 // returns the first result and changes nothing) and, for operations that
 // change an existing row, "expect_version" (compare-and-set: Aborted when the
