@@ -254,6 +254,53 @@ TEST_P(CoordinationTest, CompletingTwiceWithTheSameEpochIsARetry) {
   EXPECT_EQ(LedgerLength(*api_), before);
 }
 
+TEST_P(CoordinationTest, NoWayIntoInProgressButAClaimRevivesAnOldEpoch) {
+  const std::string a = NewTask("a");
+  MustCall(*api_, "task.claim", {{"task", a}}, Agent("coder"));
+  MustCall(*api_, "task.fail", {{"task", a}, {"epoch", 1}}, Agent("coder"));
+  MustCall(*api_, "task.set_status", {{"id", a}, {"status", "ready"}});
+  MustCall(*api_, "task.set_status", {{"id", a}, {"status", "in_progress"}});
+  EXPECT_TRUE(Task(a)["lease"].is_null()) << "set by hand, nobody holds it";
+  ExpectRefused("task.complete", {{"task", a}, {"epoch", 1}}, StatusCode::kAborted,
+                Agent("coder"));
+  ExpectRefused("task.claim", {{"task", a}}, StatusCode::kFailedPrecondition, Agent("reviewer"));
+}
+
+TEST_P(CoordinationTest, ATaskBackToReadyWaitsForItsOwnDependencies) {
+  const std::string dep = NewTask("dep");
+  const std::string a = NewTask("a");
+  MustCall(*api_, "task.claim", {{"task", a}}, Agent("coder"));
+  MustCall(*api_, "task.add_dependency", {{"task", a}, {"on", dep}});
+  MustCall(*api_, "task.release", {{"task", a}, {"epoch", 1}}, Agent("coder"));
+  EXPECT_EQ(StatusOf(a), "blocked") << "released while its new dependency is open";
+}
+
+TEST_P(CoordinationTest, ArchivingADoneDependencyLeavesItsDependentsAlone) {
+  const std::string dep = NewTask("dep", {{"machine", "genie.task"}});
+  const std::string a = NewTask("a", {{"machine", "genie.task"}, {"depends_on", {dep}}});
+  Finish(dep);
+  ASSERT_EQ(StatusOf(a), "ready");
+  MustCall(*api_, "task.set_status", {{"id", dep}, {"status", "archived"}});
+  EXPECT_EQ(StatusOf(a), "ready");
+}
+
+TEST_P(CoordinationTest, WorkOnALeaseKeepsAnAgentFromBeingLost) {
+  const std::string a = NewTask("a");
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  MustCall(*api_, "task.claim", {{"task", a}}, Agent("coder"));
+  Json result = MustCall(*api_, "agent.reconcile", {{"lost_after_ms", 20}}, Coordinator());
+  for (const Json& lost : result["lost"]) EXPECT_NE(lost["id"], "coder");
+  EXPECT_EQ(StatusOf(a), "in_progress");
+}
+
+TEST_P(CoordinationTest, AnAgentMayChangeOnlyItsOwnRegistration) {
+  ExpectRefused("agent.register", {{"id", "reviewer"}, {"delivery_command", "true"}},
+                StatusCode::kPermissionDenied, Agent("coder"));
+  ExpectRefused("agent.set_status", {{"id", "reviewer"}, {"status", "working"}},
+                StatusCode::kPermissionDenied, Agent("coder"));
+  MustCall(*api_, "agent.set_status", {{"id", "reviewer"}, {"status", "working"}}, Coordinator());
+}
+
 // ---- Agents ------------------------------------------------------------------
 
 TEST_P(CoordinationTest, ReconcilerMarksSilentAgentsLostAndFreesTheirTasks) {

@@ -336,6 +336,12 @@ TEST_P(DeliveryTest, OneMessagePerAgentPerPassInOrder) {
   Json pass = Deliver();
   EXPECT_EQ(pass["delivered"].size(), 1u);
   EXPECT_EQ(pass["skipped"].size(), 1u);
+  // The pushed message gave the agent work: it is no longer idle, and the
+  // next message waits until it says it is idle again.
+  EXPECT_EQ(MustCall(*api_, "agent.show", {{"id", "pusher"}})["status"], "working");
+  EXPECT_EQ(Deliver()["delivered"].size(), 0u);
+  EXPECT_EQ(Slurp(out_), "one|");
+  SetStatus("pusher", "idle");
   EXPECT_EQ(Deliver()["delivered"].size(), 1u);
   EXPECT_EQ(Slurp(out_), "one|two|");
 }

@@ -86,6 +86,14 @@ Status MoveAgent(OpContext& ctx, const Json& agent, const std::string& to,
       .status();
 }
 
+// Agents speak only for themselves: otherwise one could re-register another
+// with its own delivery command, or change its role and take its mail.
+Status CheckSelf(const OpContext& ctx, const std::string& id) {
+  if (ctx.actor.role != "agent" || id == ctx.actor.id) return Status();
+  return PermissionDeniedError("id: an agent may change only its own registration (" +
+                               ctx.actor.id + " asked to change " + id + ")");
+}
+
 }  // namespace
 
 Result<Json> LoadAgent(Txn& txn, const std::string& id) {
@@ -103,6 +111,7 @@ Result<Json> LoadAgent(Txn& txn, const std::string& id) {
 
 Result<Json> RegisterAgent(OpContext& ctx, const Json& in) {
   const std::string id = in.value("id", ctx.actor.id);
+  RETURN_IF_ERROR(CheckSelf(ctx, id));
   std::string project_id;
   if (in.contains("project")) {
     ASSIGN_OR_RETURN(project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
@@ -159,15 +168,18 @@ Result<Json> RegisterAgent(OpContext& ctx, const Json& in) {
 
 Result<Json> AgentHeartbeat(OpContext& ctx, const Json& in) {
   const std::string id = in.value("id", ctx.actor.id);
+  RETURN_IF_ERROR(CheckSelf(ctx, id));
   ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
   RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, agent["version"].get<int64_t>()));
   RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE agents SET last_heartbeat_ms = ?, updated_at = ? WHERE id = ?",
+                      .Exec("UPDATE agents SET last_heartbeat_ms = ?, version = version + 1, "
+                            "updated_at = ? WHERE id = ?",
                             {SqlInt(ctx.now_ms), SqlText(ctx.now), SqlText(id)})
                       .status());
   // A lost agent that heartbeats is back; it says how it is, else working.
   std::string to = in.value("status", "");
   if (to.empty() && agent["status"] == kLost) to = "working";
+  if (to == agent["status"]) to.clear();  // no change of status: a plain heartbeat
   if (!to.empty()) {
     RETURN_IF_ERROR(MoveAgent(ctx, agent, to, in.value("reason", ""), "agent.status"));
   } else {
@@ -181,6 +193,7 @@ Result<Json> AgentHeartbeat(OpContext& ctx, const Json& in) {
 
 Result<Json> SetAgentStatus(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
+  RETURN_IF_ERROR(CheckSelf(ctx, id));
   ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
   RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, agent["version"].get<int64_t>()));
   RETURN_IF_ERROR(MoveAgent(ctx, agent, in.at("status").get<std::string>(),

@@ -269,9 +269,11 @@ Result<Json> MarkMessageRead(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> ListOutbox(OpContext& ctx, const Json& in) {
+  const std::string agent = in.value("agent", ctx.actor.id);
+  RETURN_IF_ERROR(CheckSelf(ctx, agent, "agent", "read only its own outbox"));
   std::string sql =
       std::string("SELECT ") + kMessageColumns + " FROM messages m WHERE m.sender = ?";
-  std::vector<SqlValue> params = {SqlText(in.value("agent", ctx.actor.id))};
+  std::vector<SqlValue> params = {SqlText(agent)};
   if (in.contains("status")) {
     sql += " AND m.delivery_status = ?";
     params.push_back(SqlText(in["status"].get<std::string>()));
@@ -349,11 +351,18 @@ Status RecordSuccess(OpContext& ctx, const Attempt& a) {
                             "WHERE id = ?",
                             {SqlInt(a.number), SqlText(ctx.now), SqlText(a.id)})
                       .status());
-  return AppendEvent(ctx,
-                     {.run_id = a.run_id,
-                      .kind = "message.delivered",
-                      .summary = a.what + " delivered (attempt " + std::to_string(a.number) + ")",
-                      .payload = a.payload})
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = a.run_id,
+                                    .kind = "message.delivered",
+                                    .summary = a.what + " delivered (attempt " +
+                                               std::to_string(a.number) + ")",
+                                    .payload = a.payload})
+                      .status());
+  // The agent now has input to work on: it is no longer idle, so the next
+  // pass does not type another message into its pane until it says so.
+  ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, a.to));
+  if (agent["status"] != "idle") return Status();
+  return SetAgentStatus(ctx, {{"id", a.to}, {"status", "working"},
+                              {"reason", "mail " + a.id + " was pushed into it"}})
       .status();
 }
 

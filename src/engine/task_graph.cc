@@ -81,6 +81,16 @@ Result<std::string> TargetFor(const OpContext& ctx, const Json& task, Outcome ou
 
 Json LeaseOf(const Json& task) { return task["lease"]; }
 
+// Work on a lease is a sign of life: the reconciler must not call an agent
+// lost while it claims, renews and completes (it may never send
+// agent.heartbeat itself).
+Status TouchAgent(OpContext& ctx, const std::string& agent) {
+  return ctx.txn
+      .Exec("UPDATE agents SET last_heartbeat_ms = ? WHERE id = ?",
+            {SqlInt(ctx.now_ms), SqlText(agent)})
+      .status();
+}
+
 // Aborted unless "agent" holds the lease on "task" at "epoch".
 Status CheckLease(const Json& task, const std::string& agent, int64_t epoch) {
   const Json& lease = task["lease"];
@@ -319,7 +329,12 @@ Status EvaluateReadiness(OpContext& ctx, const std::string& task_id) {
     if (waiting.size() > 5) reason += " and " + std::to_string(waiting.size() - 5) + " more";
   }
   const std::string want = reason.empty() ? kReady : kBlocked;
-  if (want != status) return ChangeTaskStatus(ctx, task, want, reason);
+  if (want != status) {
+    // Some machines never go back (genie.group has no ready -> blocked):
+    // there the status stands.
+    if (!machine->Check(status, want, ctx.transition()).ok()) return Status();
+    return ChangeTaskStatus(ctx, task, want, reason);
+  }
   if (reason == old_reason || want == kReady) return Status();
   // Still blocked, for a new reason (say, a dependency just failed).
   RETURN_IF_ERROR(ctx.txn
@@ -336,8 +351,11 @@ Status EvaluateReadiness(OpContext& ctx, const std::string& task_id) {
 
 Status OnTaskStatusChanged(OpContext& ctx, const std::string& task_id, const std::string& from,
                            const std::string& to) {
-  // Dependents read only outcomes; ready -> in_progress changes none.
-  if (OutcomeOf(from) == OutcomeOf(to)) return Status();
+  // Dependents read only outcomes; ready -> in_progress changes none, and
+  // archiving a finished task changes nothing it achieved.
+  if (OutcomeOf(from) == OutcomeOf(to) || Lower(to) == "archived") return Status();
+  // A card in an auto-advancing column moves on when its work is done.
+  if (OutcomeOf(to) == Outcome::kSuccess) RETURN_IF_ERROR(AdvanceOnCompletion(ctx, task_id));
   ASSIGN_OR_RETURN(std::vector<Row> dependents,
                    ctx.txn.Query("SELECT task_id FROM task_deps WHERE depends_on_id = ? AND "
                                  "dep_type IN ('depends_on', 'blocks')",
@@ -353,6 +371,17 @@ Status ChangeTaskStatus(OpContext& ctx, const Json& task, const std::string& to,
   const std::string from = Str(task, "status");
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(task, "machine")));
   RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()).WithPrefix("task " + id));
+  // Only task.claim grants a lease. Any other way into in_progress leaves
+  // the task unheld (so no old epoch comes back to life); leaving it ends
+  // the lease, and only a success keeps its last holder, to recognise a
+  // retried completion.
+  std::string lease_sql;
+  if (to == kInProgress) {
+    lease_sql = ", lease_owner = NULL, lease_expires_at = NULL";
+  } else if (from == kInProgress) {
+    lease_sql = OutcomeOf(to) == Outcome::kSuccess ? ", lease_expires_at = NULL"
+                                                   : ", lease_owner = NULL, lease_expires_at = NULL";
+  }
   std::vector<SqlValue> params = {SqlText(to), to == kBlocked ? SqlText(reason) : SqlNull(),
                                   SqlText(ctx.now)};
   params.insert(params.end(), extra.begin(), extra.end());
@@ -360,7 +389,7 @@ Status ChangeTaskStatus(OpContext& ctx, const Json& task, const std::string& to,
   RETURN_IF_ERROR(ctx.txn
                       .Exec("UPDATE tasks SET status = ?, blocked_reason = ?, "
                             "version = version + 1, updated_at = ?" +
-                                extra_sql + " WHERE id = ?",
+                                lease_sql + extra_sql + " WHERE id = ?",
                             params)
                       .status());
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = Str(task, "run_id"),
@@ -372,12 +401,16 @@ Status ChangeTaskStatus(OpContext& ctx, const Json& task, const std::string& to,
                                                 {"to", to},
                                                 {"reason", reason}}})
                       .status());
-  return OnTaskStatusChanged(ctx, id, from, to);
+  RETURN_IF_ERROR(OnTaskStatusChanged(ctx, id, from, to));
+  // Back to ready by hand, a release or a reset: its own dependencies decide.
+  if (to == kReady) RETURN_IF_ERROR(EvaluateReadiness(ctx, id));
+  return Status();
 }
 
 Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(std::string agent, ActingAgent(ctx, in));
   RETURN_IF_ERROR(LoadAgent(ctx.txn, agent).status());
+  RETURN_IF_ERROR(TouchAgent(ctx, agent));
   const int64_t lease_ms = in.value("lease_ms", kDefaultLeaseMillis);
   std::string id;
   if (in.contains("task")) {
@@ -410,7 +443,8 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
     return Status(StatusCode::kFailedPrecondition,
                   "task " + id + " is held by " + lease["owner"].get<std::string>() +
                       " (epoch " + std::to_string(stored_epoch) + ") until " +
-                      lease["expires_at"].get<std::string>(),
+                      (lease["expires_at"].is_string() ? lease["expires_at"].get<std::string>()
+                                                       : std::string("it is released")),
                   Json{{"task", id}, {"lease", lease}});
   }
   if (!leased) {
@@ -460,6 +494,7 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
 Result<Json> HeartbeatTask(OpContext& ctx, const Json& in) {
   std::string agent;
   ASSIGN_OR_RETURN(Json task, LeasedTask(ctx, in, &agent));
+  RETURN_IF_ERROR(TouchAgent(ctx, agent));
   const std::string id = Str(task, "id");
   const int64_t expires = ctx.now_ms + in.value("lease_ms", kDefaultLeaseMillis);
   RETURN_IF_ERROR(ctx.txn
@@ -506,15 +541,9 @@ Result<Json> FinishLease(OpContext& ctx, const Json& in, Outcome outcome, const 
   std::string reason = in.value("reason", "");
   reason = std::string(verb) + " by " + agent + (reason.empty() ? "" : ": " + reason);
   const SqlValue result = in.contains("result") ? SqlText(CanonicalJson(in["result"])) : SqlNull();
-  // A finished task keeps its last holder and epoch (the lease with no
-  // expiry), so a retried completion can be recognised; a released one
-  // drops the holder so that anyone may claim it.
-  const std::string drop = outcome == Outcome::kPending ? ", lease_owner = NULL" : "";
-  RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, to, reason,
-                                   drop + ", lease_expires_at = NULL, result = COALESCE(?, result)",
+  RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, to, reason, ", result = COALESCE(?, result)",
                                    {result}));
-  // A card in an auto-advancing column moves on when its work is done.
-  if (outcome == Outcome::kSuccess) RETURN_IF_ERROR(AdvanceOnCompletion(ctx, Str(task, "id")));
+  RETURN_IF_ERROR(TouchAgent(ctx, agent));
   return LoadTask(ctx.txn, Str(task, "id"));
 }
 
@@ -535,8 +564,7 @@ Result<Json> ReleaseTask(OpContext& ctx, const Json& in) {
 Status ReturnTaskToReady(OpContext& ctx, const std::string& task_id, const std::string& reason) {
   ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
   if (Str(task, "status") != kInProgress) return Status();
-  return ChangeTaskStatus(ctx, task, kReady, reason,
-                          ", lease_owner = NULL, lease_expires_at = NULL");
+  return ChangeTaskStatus(ctx, task, kReady, reason);
 }
 
 Result<std::vector<std::string>> ReleaseLeasesOf(OpContext& ctx, const std::string& agent_id,

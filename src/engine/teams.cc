@@ -496,6 +496,12 @@ Result<Json> SetTeamStatus(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(CheckActsForTeam(ctx, team));
   const std::string from = Str(team, "status");
   const std::string to = in.at("status").get<std::string>();
+  if (to == "archived") {
+    // Archiving must return the team's work and free its members.
+    return FailedPreconditionError("status: archive a team with `baton team disband " +
+                                   Str(team, "name") + "`, which returns its in-progress "
+                                   "tasks and frees its members");
+  }
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(team, "machine")));
   RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()).WithPrefix("status"));
   team["status"] = to;

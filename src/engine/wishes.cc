@@ -70,6 +70,7 @@ Result<std::vector<StoredGroup>> LoadGroups(OpContext& ctx, const std::string& r
   std::vector<StoredGroup> groups;
   std::map<std::string, size_t> by_id;
   for (const Json& task : listed["tasks"]) {
+    if (!task["key"].is_string()) continue;  // a group task made by hand, without a name
     by_id[task["id"].get<std::string>()] = groups.size();
     groups.push_back({task["id"].get<std::string>(), task["key"].get<std::string>(),
                       task["status"].get<std::string>(), task, {}});
@@ -84,7 +85,10 @@ Result<std::vector<StoredGroup>> LoadGroups(OpContext& ctx, const std::string& r
                                  "JOIN tasks b ON b.id = d.depends_on_id "
                                  "WHERE a.run_id = ? AND a.kind = ? ORDER BY b.position",
                                  {SqlText(run_id), SqlText(kGroupKind)}));
-  for (const Row& e : edges) groups[by_id.at(e.Str(0))].depends_on.push_back(e.Str(1));
+  for (const Row& e : edges) {
+    auto it = by_id.find(e.Str(0));
+    if (it != by_id.end() && !e.IsNull(1)) groups[it->second].depends_on.push_back(e.Str(1));
+  }
   return groups;
 }
 
