@@ -15,13 +15,13 @@ constexpr TaskKindMachine kStigmergyKinds[] = {{"story", "stigmergy.story"},
 constexpr TaskKindMachine kSinfoniaKinds[] = {{"step", "sinfonia.step"}};
 
 constexpr Profile kProfiles[] = {
-    {"baton", "baton's own vocabulary", "baton.run", "task", kBatonKinds},
-    {"sgai", "sgai workflow (.sgai/state.json)", "sgai.run", "todo", kSgaiKinds},
-    {"genie", "Genie wishes and tasks", "baton.run", "task", kGenieKinds},
-    {"graph", "@sys/graph workflow", "graph.run", "node", kGraphKinds},
+    {"baton", "baton's own vocabulary", "baton.run", "paused", "task", kBatonKinds},
+    {"sgai", "sgai workflow (.sgai/state.json)", "sgai.run", "waiting-for-human", "todo", kSgaiKinds},
+    {"genie", "Genie wishes and tasks", "baton.run", "paused", "task", kGenieKinds},
+    {"graph", "@sys/graph workflow", "graph.run", "paused", "node", kGraphKinds},
     {"stigmergy", "Stigmergy project ledger (.ai/state.json)",
-     "stigmergy.project", "story", kStigmergyKinds},
-    {"sinfonia", "Sinfonia workflow (workflow.md)", "sinfonia.workflow", "step",
+     "stigmergy.project", "HUMAN_INPUT_REQUIRED", "story", kStigmergyKinds},
+    {"sinfonia", "Sinfonia workflow (workflow.md)", "sinfonia.workflow", "blocked", "step",
      kSinfoniaKinds},
 };
 

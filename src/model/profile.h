@@ -24,6 +24,9 @@ struct Profile {
   const char* name;         // "baton", "sgai", "genie", "graph", "stigmergy", "sinfonia"
   const char* description;
   const char* run_machine;  // machine of runs with this profile
+  // The run status an open question holds the run in (question.ask enters
+  // it, the last answer leaves it).
+  const char* waiting_status;
   const char* default_task_kind;
   std::span<const TaskKindMachine> task_kinds;  // the first is the default
 };

@@ -215,6 +215,85 @@ CREATE TABLE chat_messages (
 );
 CREATE INDEX chat_channel ON chat_messages(channel, seq)
 )SQL"},
+    {3, "human in the loop and profiles: questions, approvals, handoffs, sessions, usage", R"SQL(
+CREATE TABLE questions (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL,
+  run_id TEXT REFERENCES runs(id),
+  project_id TEXT REFERENCES projects(id),
+  asked_by TEXT NOT NULL,
+  asked_by_role TEXT NOT NULL,
+  message TEXT NOT NULL DEFAULT '',
+  questions TEXT NOT NULL,
+  work_gate INTEGER NOT NULL DEFAULT 0,
+  blocks TEXT NOT NULL DEFAULT '[]',
+  status TEXT NOT NULL DEFAULT 'open',
+  status_before TEXT,
+  answer TEXT,
+  answered_by TEXT,
+  answered_at TEXT,
+  delivered_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX questions_id ON questions(id, status);
+CREATE INDEX questions_run ON questions(run_id, status);
+CREATE TABLE handoffs (
+  id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  session_id TEXT,
+  sequence INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  target TEXT NOT NULL,
+  type TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'pending',
+  step_id TEXT REFERENCES tasks(id),
+  body TEXT NOT NULL DEFAULT '',
+  meta TEXT NOT NULL DEFAULT '{}',
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE (run_id, sequence)
+);
+CREATE TABLE approvals (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  run_id TEXT REFERENCES runs(id),
+  subject_kind TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  decision TEXT NOT NULL,
+  reviewer TEXT NOT NULL,
+  note TEXT NOT NULL DEFAULT '',
+  event_seq INTEGER NOT NULL,
+  meta TEXT NOT NULL DEFAULT '{}',
+  created_at TEXT NOT NULL
+);
+CREATE INDEX approvals_subject ON approvals(run_id, subject_kind, subject, seq);
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY,
+  run_id TEXT REFERENCES runs(id),
+  status TEXT NOT NULL DEFAULT 'active',
+  started_at TEXT NOT NULL,
+  last_active_at TEXT NOT NULL,
+  meta TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX sessions_run ON sessions(run_id, started_at);
+CREATE TABLE usage (
+  seq INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  agent TEXT NOT NULL,
+  model TEXT NOT NULL DEFAULT '',
+  step_id TEXT NOT NULL DEFAULT '',
+  session_id TEXT NOT NULL DEFAULT '',
+  cost REAL NOT NULL DEFAULT 0,
+  input_tokens INTEGER NOT NULL DEFAULT 0,
+  output_tokens INTEGER NOT NULL DEFAULT 0,
+  reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+  cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+  cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX usage_run ON usage(run_id, agent, model)
+)SQL"},
 };
 
 // Splits a migration into statements. Migrations are ours, so a plain split

@@ -1,0 +1,2 @@
+// Questions to the human (see questions.h once it lands).
+namespace baton {}  // namespace baton
