@@ -198,6 +198,7 @@ Status RegisterWishOps(Registry& registry);
 Status RegisterBoardOps(Registry& registry);
 Status RegisterMailOps(Registry& registry);
 Status RegisterTeamOps(Registry& registry);
+Status RegisterQuestionOps(Registry& registry);
 
 Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(AddProjectOps(registry));
@@ -208,6 +209,7 @@ Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(RegisterBoardOps(registry));
   RETURN_IF_ERROR(RegisterMailOps(registry));
   RETURN_IF_ERROR(RegisterTeamOps(registry));
+  RETURN_IF_ERROR(RegisterQuestionOps(registry));
   return RegisterSystemOps(registry);
 }
 
