@@ -72,12 +72,17 @@ TEST_P(QuestionTest, AskPutsAnSgaiRunInWaitingForHumanAndTheAnswerReturnsIt) {
   EXPECT_EQ(q["run_status"], "waiting-for-human");
   EXPECT_EQ(q["id"], QuestionId("", OneQuestion("Ship it?", {"yes", "no"}), false));
   EXPECT_EQ(Status(run), "waiting-for-human");
+  Json waiting = MustCall(*api_, "store.status", Json::object(), Human())["open_questions"];
+  ASSERT_EQ(waiting.size(), 1u);
+  EXPECT_EQ(waiting[0]["id"], q["id"]);
+  EXPECT_EQ(waiting[0]["question"], "Ship it?");
 
   Json answered = MustCall(*api_, "question.answer", {{"id", q["id"]}, {"choices", {"yes"}}}, Human());
   EXPECT_EQ(answered["status"], "answered");
   EXPECT_EQ(answered["answered_by"], "alice");
   EXPECT_EQ(answered["answer"]["answers"], Json::array({Json::array({"yes"})}));
   EXPECT_EQ(answered["run_status"], "working");
+  EXPECT_TRUE(MustCall(*api_, "store.status", Json::object(), Human())["open_questions"].empty());
   Json events = MustCall(*api_, "ledger.events", {{"run", run}})["events"];
   std::vector<std::string> kinds;
   for (const Json& e : events) kinds.push_back(e["kind"]);

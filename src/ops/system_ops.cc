@@ -84,6 +84,21 @@ Result<Json> StoreStatus(OpContext& ctx, const Json& in) {
                       {"title", r.Str(4)}, {"updated_at", r.Str(5)}});
   }
   out["active_runs"] = active;
+  // What waits for the human.
+  ASSIGN_OR_RETURN(std::vector<Row> open,
+                   ctx.txn.Query("SELECT id, run_id, asked_by, questions, created_at FROM questions "
+                                 "WHERE status = 'open' ORDER BY seq LIMIT 200", {}));
+  Json questions = Json::array();
+  for (const Row& r : open) {
+    Json items = Json::parse(r.Str(3), nullptr, /*allow_exceptions=*/false);
+    const bool has_text = items.is_array() && !items.empty() && items[0].contains("question");
+    questions.push_back({{"id", r.Str(0)},
+                         {"run_id", r.IsNull(1) ? Json() : Json(r.Str(1))},
+                         {"asked_by", r.Str(2)},
+                         {"question", has_text ? items[0]["question"] : Json("")},
+                         {"created_at", r.Str(4)}});
+  }
+  out["open_questions"] = questions;
   return out;
 }
 
@@ -155,14 +170,16 @@ Status RegisterSystemOps(Registry& r) {
   }));
   return r.Add({
       .name = "store.status",
-      .summary = "Show the store (backend, path, durability), counts, ledger head and active runs",
+      .summary = "Show the store (backend, path, durability), counts, ledger head, active runs "
+                 "and the questions waiting for a human",
       .input_schema = s::Input({}),
       .output_schema = {{"type", "object"},
                         {"properties", {{"store", {{"type", "object"}}},
                                         {"counts", {{"type", "object"}}},
                                         {"ledger", {{"type", "object"}}},
-                                        {"active_runs", {{"type", "array"}}}}},
-                        {"required", {"store", "counts", "ledger", "active_runs"}}},
+                                        {"active_runs", {{"type", "array"}}},
+                                        {"open_questions", {{"type", "array"}}}}},
+                        {"required", {"store", "counts", "ledger", "active_runs", "open_questions"}}},
       .handler = StoreStatus,
   });
 }
