@@ -97,5 +97,26 @@ TEST_F(CliQuestionTest, AnOpenQuestionSurvivesAKilledServerAndTheAnswerResumesTh
   EXPECT_TRUE(Baton({"ledger", "verify"}, "alice", "human")["ok"].get<bool>());
 }
 
+TEST_F(CliQuestionTest, JsonArraysOfObjectsAndRepeatedFlagsBothReachTheOperation) {
+  const std::string run = Baton({"run", "create", "--profile", "sgai"}, "coord", "coordinator")["id"];
+  // A JSON array of objects on one flag (CLI11 would split "[...]" at its commas).
+  Json q = Baton({"question", "ask", "--run", run, "--questions",
+                  R"([{"question":"Which, exactly?","choices":["a, b","c"]},)"
+                  R"({"question":"And?","choices":["x","y","z"],"multiSelect":true}])"},
+                 "coord", "coordinator");
+  ASSERT_EQ(q["questions"].size(), 2u) << q;
+  EXPECT_EQ(q["questions"][0]["choices"][0], "a, b");
+  Json a = Baton({"question", "answer", q["id"], "--answers", R"([["a, b"],["x","z"]])"}, "alice",
+                 "human");
+  EXPECT_EQ(a["answer"]["answers"][1], Json::array({"x", "z"}));
+  // Repeated flags build a list of plain strings.
+  Json q2 = Baton({"question", "ask", "--run", run, "--questions",
+                   R"([{"question":"Pick","choices":["p","q","r"],"multiSelect":true}])"},
+                  "coord", "coordinator");
+  Json a2 = Baton({"question", "answer", q2["id"], "--choices", "p", "--choices", "r"}, "alice",
+                  "human");
+  EXPECT_EQ(a2["answer"]["answers"][0], Json::array({"p", "r"}));
+}
+
 }  // namespace
 }  // namespace baton

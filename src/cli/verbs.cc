@@ -150,7 +150,10 @@ void AddVerb(CLI::App& group, CommandEnv& env, const Operation& op, std::functio
     if (type == "boolean") {
       a.options[prop] = cmd->add_flag(spec, a.flags[prop], desc);
     } else if (type == "array") {
-      a.options[prop] = cmd->add_option(spec, a.lists[prop], desc + " (repeat, or a JSON array)");
+      // One value per flag: CLI11 would otherwise split a "[...]" argument at
+      // its commas, breaking JSON arrays of objects.
+      a.options[prop] = cmd->add_option(spec, a.lists[prop], desc + " (repeat, or a JSON array)")
+                            ->allow_extra_args(false);
     } else {
       std::string help = desc;
       if (type == "object" || type.empty()) help += " (JSON, or @file)";

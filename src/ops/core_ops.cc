@@ -199,6 +199,7 @@ Status RegisterBoardOps(Registry& registry);
 Status RegisterMailOps(Registry& registry);
 Status RegisterTeamOps(Registry& registry);
 Status RegisterQuestionOps(Registry& registry);
+Status RegisterStigmergyOps(Registry& registry);
 
 Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(AddProjectOps(registry));
@@ -210,6 +211,7 @@ Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(RegisterMailOps(registry));
   RETURN_IF_ERROR(RegisterTeamOps(registry));
   RETURN_IF_ERROR(RegisterQuestionOps(registry));
+  RETURN_IF_ERROR(RegisterStigmergyOps(registry));
   return RegisterSystemOps(registry);
 }
 
