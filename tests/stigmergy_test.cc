@@ -437,6 +437,15 @@ TEST_F(StigmergyDispatcher, RuleOrderFirstMatchWins) {
       {"escalation already logged", escalation_logged, 9, nullptr, "no rule matched"},
       {"all epics complete", all_done, 8, nullptr, "all 2 epics are COMPLETE"},
       {"otherwise", story_done, 9, nullptr, "no rule matched"},
+      {"a question waits for the human",
+       [&] {
+         const std::string run = issue_everywhere();
+         Call("question.ask",
+              {{"run", run},
+               {"questions", {{{"question", "Which database?"}, {"choices", {"sqlite", "pg"}}}}}});
+         return run;
+       },
+       9, nullptr, "a question to the human is open"},
   };
   for (const Case& c : cases) {
     const std::string run = c.setup();

@@ -48,7 +48,7 @@ Result<Json> LatestDecision(Txn& txn, const std::string& run_id,
 
 // Profile hooks for approval.approve / approval.reject on a run of that
 // profile ("run" is the run as LoadRun returns it). Each records the decision
-// itself. Defined with the profile (sinfonia.cc, stigmergy.cc).
+// itself. Defined with the profile (sinfonia_flow.cc, stigmergy.cc).
 Result<Json> SinfoniaApplyApproval(OpContext& ctx, const Json& run,
                                    const DecisionInput& in);
 Result<Json> StigmergyApplyApproval(OpContext& ctx, const Json& run,

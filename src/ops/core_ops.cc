@@ -200,6 +200,7 @@ Status RegisterMailOps(Registry& registry);
 Status RegisterTeamOps(Registry& registry);
 Status RegisterQuestionOps(Registry& registry);
 Status RegisterStigmergyOps(Registry& registry);
+Status RegisterSinfoniaOps(Registry& registry);
 
 Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(AddProjectOps(registry));
@@ -212,6 +213,7 @@ Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(RegisterTeamOps(registry));
   RETURN_IF_ERROR(RegisterQuestionOps(registry));
   RETURN_IF_ERROR(RegisterStigmergyOps(registry));
+  RETURN_IF_ERROR(RegisterSinfoniaOps(registry));
   return RegisterSystemOps(registry);
 }
 
