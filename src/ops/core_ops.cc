@@ -201,6 +201,7 @@ Status RegisterTeamOps(Registry& registry);
 Status RegisterQuestionOps(Registry& registry);
 Status RegisterStigmergyOps(Registry& registry);
 Status RegisterSinfoniaOps(Registry& registry);
+Status RegisterSgaiOps(Registry& registry);
 
 Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(AddProjectOps(registry));
@@ -214,6 +215,7 @@ Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(RegisterQuestionOps(registry));
   RETURN_IF_ERROR(RegisterStigmergyOps(registry));
   RETURN_IF_ERROR(RegisterSinfoniaOps(registry));
+  RETURN_IF_ERROR(RegisterSgaiOps(registry));
   return RegisterSystemOps(registry);
 }
 

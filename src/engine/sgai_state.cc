@@ -1,0 +1,359 @@
+// The sgai profile's lists and documents: todos (opencode's todowrite),
+// usage and its rollup, and the workflow in .sgai/state.json's shape.
+// See sgai.h.
+
+#include <map>
+#include <set>
+
+#include "engine/core_services.h"
+#include "engine/ledger.h"
+#include "engine/sgai.h"
+#include "engine/task_graph.h"
+
+namespace baton {
+namespace sgai_internal {
+
+Result<std::vector<Json>> CurrentTodos(Txn& txn, const std::string& run_id,
+                                       const std::string& agent, bool project) {
+  std::string sql = "SELECT id FROM tasks WHERE run_id = ? AND key IS NOT NULL AND kind = ?";
+  std::vector<SqlValue> params = {SqlText(run_id), SqlText(project ? "project_todo" : "todo")};
+  if (!project) {
+    sql += " AND assignee = ?";
+    params.push_back(SqlText(agent));
+  }
+  sql += " ORDER BY position, created_at, id";
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  std::vector<Json> todos;
+  for (const Row& r : rows) {
+    ASSIGN_OR_RETURN(Json task, LoadTask(txn, r.Str(0)));
+    todos.push_back(std::move(task));
+  }
+  return todos;
+}
+
+bool IsOpenTodo(const Json& task) {
+  return task["status"] != "completed" && task["status"] != "cancelled";
+}
+
+Json TodoToSgai(const Json& task) {
+  return {{"id", task["meta"].value("todo_id", "")},
+          {"content", task["title"]},
+          {"status", task["status"]},
+          {"priority", task["meta"].value("priority", "medium")}};
+}
+
+Status ArchiveTodo(OpContext& ctx, const Json& task, const std::string& reason) {
+  Json current = task;
+  if (IsOpenTodo(task)) {
+    RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, "cancelled", reason));
+    ASSIGN_OR_RETURN(current, LoadTask(ctx.txn, task["id"].get<std::string>()));
+  }
+  Json meta = current["meta"];
+  meta["archived"] = true;
+  meta["archived_reason"] = reason;
+  return ctx.txn
+      .Exec(
+          "UPDATE tasks SET key = NULL, meta = ?, version = version + 1, updated_at = ? "
+          "WHERE id = ?",
+          {SqlText(CanonicalJson(meta)), SqlText(ctx.now), SqlText(task["id"].get<std::string>())})
+      .status();
+}
+
+}  // namespace sgai_internal
+
+namespace {
+
+using namespace sgai_internal;
+
+int64_t PriorityRank(const std::string& p) {
+  if (p == "high") return 2;
+  if (p == "medium") return 1;
+  return 0;
+}
+
+// Moves a todo to "to" through sgai.todo; a closed todo put back in progress
+// is reopened first (both steps are the machine's).
+Status MoveTodo(OpContext& ctx, const Json& task, const std::string& to, size_t index) {
+  const std::string from = task["status"].get<std::string>();
+  if (from == to) return Status();
+  const std::string where = "todos[" + std::to_string(index) + "].status";
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(task["machine"].get<std::string>()));
+  Status direct = machine->Check(from, to, ctx.transition());
+  if (!direct.ok() && to == "in_progress" && !IsOpenTodo(task)) {
+    RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, "pending", "todo_write").WithPrefix(where));
+    ASSIGN_OR_RETURN(Json reopened, LoadTask(ctx.txn, task["id"].get<std::string>()));
+    return ChangeTaskStatus(ctx, reopened, to, "todo_write").WithPrefix(where);
+  }
+  RETURN_IF_ERROR(direct.WithPrefix(where));
+  return ChangeTaskStatus(ctx, task, to, "todo_write").WithPrefix(where);
+}
+
+Status UpdateTodo(OpContext& ctx, const Json& task, const Json& item, size_t index) {
+  Json meta = task["meta"];
+  const std::string priority = item.value("priority", "medium");
+  meta["priority"] = priority;
+  RETURN_IF_ERROR(
+      ctx.txn
+          .Exec("UPDATE tasks SET title = ?, priority = ?, position = ?, meta = ?, "
+                "version = version + 1, updated_at = ? WHERE id = ?",
+                {SqlText(item.at("content").get<std::string>()), SqlInt(PriorityRank(priority)),
+                 SqlInt(static_cast<int64_t>(index)), SqlText(CanonicalJson(meta)),
+                 SqlText(ctx.now), SqlText(task["id"].get<std::string>())})
+          .status());
+  ASSIGN_OR_RETURN(Json updated, LoadTask(ctx.txn, task["id"].get<std::string>()));
+  return MoveTodo(ctx, updated, item.value("status", "pending"), index);
+}
+
+Status CreateTodo(OpContext& ctx, const std::string& run_id, const std::string& agent, bool project,
+                  const Json& item, size_t index) {
+  const std::string id = item.at("id").get<std::string>();
+  const std::string priority = item.value("priority", "medium");
+  Json create = {{"run", run_id},
+                 {"kind", project ? "project_todo" : "todo"},
+                 {"key", project ? "project_todo:" + id : "todo:" + agent + ":" + id},
+                 {"title", item.at("content")},
+                 {"priority", PriorityRank(priority)},
+                 {"position", static_cast<int64_t>(index)},
+                 {"meta", {{"todo_id", id}, {"priority", priority}}}};
+  if (!project) create["assignee"] = agent;
+  ASSIGN_OR_RETURN(Json task, CreateTask(ctx, create));
+  return MoveTodo(ctx, task, item.value("status", "pending"), index);
+}
+
+Json Tokens(int64_t input, int64_t output, int64_t reasoning, int64_t cache_read,
+            int64_t cache_write) {
+  return {{"input", input},
+          {"output", output},
+          {"reasoning", reasoning},
+          {"cacheRead", cache_read},
+          {"cacheWrite", cache_write}};
+}
+
+void AddTokens(Json& into, const Json& more) {
+  for (const char* k : {"input", "output", "reasoning", "cacheRead", "cacheWrite"}) {
+    into[k] = into[k].get<int64_t>() + more[k].get<int64_t>();
+  }
+}
+
+Result<Json> CostRollup(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT agent, model, step_id, session_id, cost, input_tokens, "
+                             "output_tokens, reasoning_tokens, cache_read_tokens, "
+                             "cache_write_tokens, created_at, seq FROM usage WHERE run_id = ? "
+                             "ORDER BY seq",
+                             {SqlText(run_id)}));
+  Json cost = {{"totalCost", 0.0}, {"totalTokens", Tokens(0, 0, 0, 0, 0)}, {"byAgent", Json()}};
+  if (rows.empty()) return cost;
+  Json by_agent = Json::array();
+  std::map<std::string, size_t> index;
+  double total = 0;
+  for (const Row& r : rows) {
+    const std::string agent = r.Str(0);
+    const double c = r.Real(4);
+    const Json tokens = Tokens(r.Int(5), r.Int(6), r.Int(7), r.Int(8), r.Int(9));
+    Json step = {{"stepId", r.Str(2).empty() ? "usage-" + std::to_string(r.Int(11)) : r.Str(2)},
+                 {"agent", agent},
+                 {"model", r.Str(1)},
+                 {"cost", c},
+                 {"tokens", tokens},
+                 {"timestamp", r.Str(10)}};
+    if (!r.Str(3).empty()) step["sessionId"] = r.Str(3);
+    if (!index.contains(agent)) {
+      index[agent] = by_agent.size();
+      by_agent.push_back({{"agent", agent},
+                          {"cost", 0.0},
+                          {"tokens", Tokens(0, 0, 0, 0, 0)},
+                          {"steps", Json::array()}});
+    }
+    Json& a = by_agent[index[agent]];
+    a["cost"] = a["cost"].get<double>() + c;
+    AddTokens(a["tokens"], tokens);
+    a["steps"].push_back(step);
+    total += c;
+    AddTokens(cost["totalTokens"], tokens);
+  }
+  cost["totalCost"] = total;
+  cost["byAgent"] = by_agent;
+  return cost;
+}
+
+Result<Json> Progress(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(Json events, ListEvents(txn, {.run_id = run_id, .limit = int64_t{1} << 40}));
+  Json progress = Json::array();
+  for (const Json& e : events) {
+    if (e["kind"] == "run.progress") {
+      progress.push_back({{"timestamp", e["time"]},
+                          {"agent", e["payload"].value("agent", e["actor"].value("id", ""))},
+                          {"description", e["payload"].value("description", "")}});
+    } else if (e["kind"] == "sgai.handoff") {
+      // sgai's runner logs each hand-off as progress of agent "sgai".
+      progress.push_back({{"timestamp", e["time"]},
+                          {"agent", "sgai"},
+                          {"description", "Handing off to " + e["payload"].value("to", "")}});
+    }
+  }
+  return progress;
+}
+
+Result<Json> Messages(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT sender, recipient, body, read, read_at, read_by, created_at "
+                             "FROM messages WHERE run_id = ? ORDER BY seq",
+                             {SqlText(run_id)}));
+  Json list = Json::array();
+  int64_t id = 0;
+  for (const Row& r : rows) {
+    Json m = {{"id", ++id},       {"fromAgent", r.Str(0)}, {"toAgent", r.Str(1)},
+              {"body", r.Str(2)}, {"read", r.Int(3) != 0}, {"createdAt", r.Str(6)}};
+    if (!r.IsNull(4)) m["readAt"] = r.Str(4);
+    if (!r.IsNull(5)) m["readBy"] = r.Str(5);
+    list.push_back(m);
+  }
+  return list;
+}
+
+// humanMessage / multiChoiceQuestion of the run's newest open question.
+Status AddOpenQuestion(Txn& txn, const std::string& run_id, Json& state) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT message, questions, work_gate FROM questions "
+                             "WHERE run_id = ? AND status = 'open' ORDER BY seq DESC LIMIT 1",
+                             {SqlText(run_id)}));
+  if (rows.empty()) return Status();
+  if (!rows[0].Str(0).empty()) state["humanMessage"] = rows[0].Str(0);
+  Json questions = RowJsonOr(rows[0], 1, Json::array());
+  if (!questions.empty()) {
+    Json mc = {{"questions", questions}};
+    if (rows[0].Int(2) != 0) mc["isWorkGate"] = true;
+    state["multiChoiceQuestion"] = mc;
+  }
+  return Status();
+}
+
+Json TodoJsonList(const std::vector<Json>& todos) {
+  Json list = Json::array();
+  for (const Json& t : todos) list.push_back(TodoToSgai(t));
+  return list;
+}
+
+}  // namespace
+
+Result<Json> SgaiTodoWrite(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  const std::string run_id = run["id"].get<std::string>();
+  const bool project = in.value("project", false);
+  if (project && !IsSgaiCoordinator(ctx.actor)) {
+    return PermissionDeniedError(
+        "project: only the coordinator writes the project todo list "
+        "(sgai's project_todowrite)");
+  }
+  const std::string agent = SgaiAgentName(ctx.actor);
+  const Json& todos = in.at("todos");
+  std::set<std::string> ids;
+  for (size_t i = 0; i < todos.size(); ++i) {
+    if (!ids.insert(todos[i].at("id").get<std::string>()).second) {
+      return InvalidArgumentError("todos[" + std::to_string(i) + "].id: \"" +
+                                  todos[i]["id"].get<std::string>() + "\" appears twice");
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<Json> current, CurrentTodos(ctx.txn, run_id, agent, project));
+  std::map<std::string, Json> existing;
+  for (const Json& t : current) existing[t["meta"].value("todo_id", "")] = t;
+  // opencode's todowrite replaces the list: items left out come off it.
+  for (const auto& [id, task] : existing) {
+    if (!ids.contains(id)) RETURN_IF_ERROR(ArchiveTodo(ctx, task, "removed by todo_write"));
+  }
+  for (size_t i = 0; i < todos.size(); ++i) {
+    auto it = existing.find(todos[i]["id"].get<std::string>());
+    if (it != existing.end()) {
+      RETURN_IF_ERROR(UpdateTodo(ctx, it->second, todos[i], i));
+    } else {
+      RETURN_IF_ERROR(CreateTodo(ctx, run_id, agent, project, todos[i], i));
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<Json> after, CurrentTodos(ctx.txn, run_id, agent, project));
+  int64_t open = 0;
+  for (const Json& t : after) open += IsOpenTodo(t) ? 1 : 0;
+  const std::string whose = project ? "project" : agent;
+  RETURN_IF_ERROR(
+      AppendEvent(ctx, {.run_id = run_id,
+                        .kind = "sgai.todos",
+                        .summary = whose + " todo list: " + std::to_string(after.size()) +
+                                   " item(s), " + std::to_string(open) + " open",
+                        .payload = {{"list", whose},
+                                    {"items", static_cast<int64_t>(after.size())},
+                                    {"open", open}}})
+          .status());
+  return Json{{"run_id", run_id}, {"list", whose}, {"todos", TodoJsonList(after)}};
+}
+
+Result<Json> SgaiTodoRead(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  const bool project = in.value("project", false);
+  const std::string agent = in.value("agent", SgaiAgentName(ctx.actor));
+  ASSIGN_OR_RETURN(std::vector<Json> todos,
+                   CurrentTodos(ctx.txn, run["id"].get<std::string>(), agent, project));
+  return Json{
+      {"run_id", run["id"]}, {"list", project ? "project" : agent}, {"todos", TodoJsonList(todos)}};
+}
+
+Result<Json> SgaiUsageAdd(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  const std::string run_id = run["id"].get<std::string>();
+  const std::string agent = in.value("agent", SgaiAgentName(ctx.actor));
+  const Json tokens = in.value("tokens", Json::object());
+  const double cost = in.value("cost", 0.0);
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      ctx.txn.Query(
+          "INSERT INTO usage (run_id, agent, model, step_id, session_id, cost, input_tokens, "
+          "output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, created_at) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+          {SqlText(run_id), SqlText(agent), SqlText(in.at("model").get<std::string>()),
+           SqlText(in.value("step_id", "")), SqlText(in.value("session_id", "")), SqlValue(cost),
+           SqlInt(tokens.value("input", int64_t{0})), SqlInt(tokens.value("output", int64_t{0})),
+           SqlInt(tokens.value("reasoning", int64_t{0})),
+           SqlInt(tokens.value("cacheRead", int64_t{0})),
+           SqlInt(tokens.value("cacheWrite", int64_t{0})), SqlText(ctx.now)}));
+  const int64_t seq = rows.at(0).Int(0);
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
+                                    .kind = "sgai.usage",
+                                    .summary = agent + " used " + in["model"].get<std::string>() +
+                                               ": cost " + std::to_string(cost),
+                                    .payload = {{"usage_seq", seq},
+                                                {"agent", agent},
+                                                {"model", in["model"]},
+                                                {"cost", cost},
+                                                {"tokens", tokens}}})
+                      .status());
+  return Json{{"run_id", run_id}, {"seq", seq}, {"agent", agent}, {"cost", cost}};
+}
+
+Result<Json> SgaiState(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  const std::string run_id = run["id"].get<std::string>();
+  const Json& m = run["meta"];
+  const std::string current = m["currentAgent"].get<std::string>();
+  Json state = {{"status", run["status"]},
+                {"task", m["task"]},
+                {"goalChecksum", m["goalChecksum"]},
+                {"visitCounts", m["visitCounts"]},
+                {"currentAgent", current},
+                {"agentSequence", m["agentSequence"]},
+                {"sessionId", m["sessionId"]},
+                {"interactionMode", m["interactionMode"]},
+                {"modelStatuses", m["modelStatuses"]},
+                {"currentModel", m["currentModel"]},
+                {"summary", m["summary"]},
+                {"summaryManual", m["summaryManual"]}};
+  ASSIGN_OR_RETURN(state["progress"], Progress(ctx.txn, run_id));
+  ASSIGN_OR_RETURN(state["messages"], Messages(ctx.txn, run_id));
+  RETURN_IF_ERROR(AddOpenQuestion(ctx.txn, run_id, state));
+  ASSIGN_OR_RETURN(std::vector<Json> todos, CurrentTodos(ctx.txn, run_id, current, false));
+  ASSIGN_OR_RETURN(std::vector<Json> project, CurrentTodos(ctx.txn, run_id, "", true));
+  state["todos"] = TodoJsonList(todos);
+  state["projectTodos"] = TodoJsonList(project);
+  ASSIGN_OR_RETURN(state["cost"], CostRollup(ctx.txn, run_id));
+  return state;
+}
+
+}  // namespace baton
