@@ -34,6 +34,10 @@ Result<Json> PatchRunContext(OpContext& ctx, const Json& in);
 Result<Json> AddRunProgress(OpContext& ctx, const Json& in);
 // The run as JSON; NotFound naming the id.
 Result<Json> LoadRun(Txn& txn, const std::string& id);
+// Writes a loaded run's status, context and meta back and bumps its version.
+// The caller has checked any status change with the run's machine and
+// appends the events.
+Status StoreRun(OpContext& ctx, const Json& run);
 
 // Tasks.
 Result<Json> CreateTask(OpContext& ctx, const Json& in);

@@ -247,13 +247,9 @@ Status ApplyWorkGate(OpContext& ctx, const Json& q, const Json& answer, Json& pa
   if (!approved) return Status();
   ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, q["run_id"].get<std::string>()));
   if (run["profile"] != "sgai") return Status();
-  Json meta = run["meta"];
-  meta["interactionMode"] = "building";
+  run["meta"]["interactionMode"] = "building";
   payload["interaction_mode"] = "building";
-  return ctx.txn
-      .Exec("UPDATE runs SET meta = ?, version = version + 1, updated_at = ? WHERE id = ?",
-            {SqlText(CanonicalJson(meta)), SqlText(ctx.now), SqlText(run["id"].get<std::string>())})
-      .status();
+  return StoreRun(ctx, run);
 }
 
 Result<Json> WithRunStatus(Txn& txn, Json q) {

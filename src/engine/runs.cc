@@ -31,17 +31,6 @@ Json RunRowToJson(const Row& r) {
               {"updated_at", r.Str(12)}};
 }
 
-// Writes the run's mutable columns back and bumps its version.
-Status StoreRun(OpContext& ctx, const Json& run) {
-  return ctx.txn
-      .Exec("UPDATE runs SET status = ?, context = ?, meta = ?, "
-            "version = version + 1, updated_at = ? WHERE id = ?",
-            {SqlText(run["status"].get<std::string>()),
-             SqlText(CanonicalJson(run["context"])),
-             SqlText(CanonicalJson(run["meta"])), SqlText(ctx.now),
-             SqlText(run["id"].get<std::string>())})
-      .status();
-}
 
 // Loads the run named by in["id"] and checks expect_version.
 Result<Json> LoadForUpdate(OpContext& ctx, const Json& in) {
@@ -52,6 +41,17 @@ Result<Json> LoadForUpdate(OpContext& ctx, const Json& in) {
 }
 
 }  // namespace
+
+Status StoreRun(OpContext& ctx, const Json& run) {
+  return ctx.txn
+      .Exec("UPDATE runs SET status = ?, context = ?, meta = ?, "
+            "version = version + 1, updated_at = ? WHERE id = ?",
+            {SqlText(run["status"].get<std::string>()),
+             SqlText(CanonicalJson(run["context"])),
+             SqlText(CanonicalJson(run["meta"])), SqlText(ctx.now),
+             SqlText(run["id"].get<std::string>())})
+      .status();
+}
 
 Result<Json> LoadRun(Txn& txn, const std::string& id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,

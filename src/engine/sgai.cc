@@ -45,15 +45,6 @@ Result<Json> LoadSgaiRun(Txn& txn, const std::string& id) {
   return run;
 }
 
-Status StoreSgaiRun(OpContext& ctx, const Json& run) {
-  return ctx.txn
-      .Exec(
-          "UPDATE runs SET status = ?, meta = ?, version = version + 1, updated_at = ? "
-          "WHERE id = ?",
-          {SqlText(run["status"].get<std::string>()), SqlText(CanonicalJson(run["meta"])),
-           SqlText(ctx.now), SqlText(run["id"].get<std::string>())})
-      .status();
-}
 
 Result<std::string> FirstUnreadRecipient(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
@@ -363,7 +354,7 @@ Result<Json> ApplyAsCaller(OpContext& ctx, const Json& in, const Actor& caller) 
         {"gate", revert->gate}, {"reason", revert->reason}, {"status", revert->status}};
     if (!revert->redirect_to.empty()) out["reverted"]["redirect_to"] = revert->redirect_to;
   }
-  RETURN_IF_ERROR(StoreSgaiRun(ctx, run));
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   const std::string progress = in.value("add_progress", "");
   if (!progress.empty()) RETURN_IF_ERROR(AppendProgress(ctx, run_id, agent, progress));
   std::string summary = agent + ": " + from + " -> " + status;
@@ -454,7 +445,7 @@ Result<Json> SgaiHandoff(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(CheckRunTransition(ctx, run, "working", ctx.actor).WithPrefix("run"));
   RETURN_IF_ERROR(EnterAgent(ctx, run, to));
   run["status"] = "working";
-  RETURN_IF_ERROR(StoreSgaiRun(ctx, run));
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   const Json visits = run["meta"]["visitCounts"][to];
   RETURN_IF_ERROR(
       AppendEvent(ctx, {.run_id = run_id,
@@ -478,7 +469,7 @@ Result<Json> SgaiModelStatus(OpContext& ctx, const Json& in) {
   const std::string status = in.at("status").get<std::string>();
   m["modelStatuses"][key] = status;
   m["currentModel"] = key;
-  RETURN_IF_ERROR(StoreSgaiRun(ctx, run));
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = RunId(run),
                                     .kind = "sgai.model_status",
                                     .summary = key + " " + status,
@@ -509,7 +500,7 @@ Result<Json> SgaiSet(OpContext& ctx, const Json& in) {
         "summary");
   }
   for (auto it = changed.begin(); it != changed.end(); ++it) m[it.key()] = it.value();
-  RETURN_IF_ERROR(StoreSgaiRun(ctx, run));
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = RunId(run),
                                     .kind = "sgai.set",
                                     .summary = "set " + changed.dump(),

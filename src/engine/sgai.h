@@ -87,8 +87,6 @@ namespace sgai_internal {
 // The run, NotFound / InvalidArgument unless it exists with profile sgai.
 // meta gets sgai's defaults for missing keys.
 Result<Json> LoadSgaiRun(Txn& txn, const std::string& id);
-// Writes status and meta back and bumps the version.
-Status StoreSgaiRun(OpContext& ctx, const Json& run);
 // Todos on the current list of "agent" (kind todo) or the project list
 // (project = true), in list order, as tasks.
 Result<std::vector<Json>> CurrentTodos(Txn& txn, const std::string& run_id,

@@ -159,7 +159,7 @@ Result<Json> Resume(OpContext& ctx, const Json& in, Json run, const Goal& goal,
   SetGoalFields(run["meta"], goal, flow);
   const std::string mode = ChosenMode(in, goal);
   if (!mode.empty()) run["meta"]["interactionMode"] = mode;
-  RETURN_IF_ERROR(StoreSgaiRun(ctx, run));
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   RETURN_IF_ERROR(
       AppendEvent(ctx, {.run_id = run["id"].get<std::string>(),
                         .kind = "sgai.resumed",

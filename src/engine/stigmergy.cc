@@ -45,18 +45,8 @@ Result<Json> LoadProject(Txn& txn, const std::string& id) {
   return run;
 }
 
-// Writes the run's status and meta back and bumps its version.
-Status StoreProject(OpContext& ctx, const Json& run) {
-  return ctx.txn
-      .Exec(
-          "UPDATE runs SET status = ?, meta = ?, version = version + 1, updated_at = ? "
-          "WHERE id = ?",
-          {SqlText(Str(run, "status")), SqlText(CanonicalJson(run["meta"])), SqlText(ctx.now),
-           SqlText(RunId(run))})
-      .status();
-}
 
-// Changes project_status in "run" (stored by StoreProject) through the machine.
+// Changes project_status in "run" (stored by StoreRun) through the machine.
 Status MoveProject(OpContext& ctx, Json& run, const std::string& to, const std::string& reason) {
   const std::string from = Str(run, "status");
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(run, "machine")));
@@ -78,7 +68,7 @@ struct Turn {
 };
 
 // Appends the turn's history event and, when it emits a signal, records it in
-// the run's meta (stored later by StoreProject). Returns the event's seq.
+// the run's meta (stored later by StoreRun). Returns the event's seq.
 Result<int64_t> AppendTurn(OpContext& ctx, Json& run, const Turn& turn) {
   Json payload = turn.payload;
   payload["agent_id"] = ctx.actor.id;
@@ -108,7 +98,7 @@ Json Compact(const Json& run, int64_t history_seq) {
 // Stores the run after a turn and answers with the compact form plus "extra".
 Result<Json> Finish(OpContext& ctx, Json& run, const Turn& turn, Json extra = Json::object()) {
   ASSIGN_OR_RETURN(int64_t seq, AppendTurn(ctx, run, turn));
-  RETURN_IF_ERROR(StoreProject(ctx, run));
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   Json out = Compact(run, seq);
   out.update(extra);
   return out;
@@ -506,7 +496,7 @@ Result<Json> StigmergyStoryFailed(OpContext& ctx, const Json& in) {
     out["issue_id"] = issue_id;
     out["project_status"] = kHalted;
   }
-  RETURN_IF_ERROR(StoreProject(ctx, run));
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   return out;
 }
 
@@ -548,7 +538,7 @@ Result<Json> StigmergyOpenIssue(OpContext& ctx, const Json& in) {
   Turn turn{.summary = "issue opened: " + summary};
   ASSIGN_OR_RETURN(int64_t seq, AppendTurn(ctx, run, turn));
   ASSIGN_OR_RETURN(std::string issue_id, OpenIssue(ctx, run, summary, refs, seq));
-  RETURN_IF_ERROR(StoreProject(ctx, run));
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   Json out = Compact(run, seq);
   out["issue_id"] = issue_id;
   return out;
