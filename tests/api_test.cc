@@ -96,12 +96,18 @@ TEST_P(ApiTest, TypoInStatusListsAllowedStates) {
   EXPECT_NE(s.message().find("agent-done"), std::string::npos) << s.message();
 }
 
-TEST_P(ApiTest, RoleLimitedTransitionRefusesAgentsAndAllowsCoordinator) {
+TEST_P(ApiTest, ProfileGatedTransitionIsReservedToTheProfilesOperation) {
+  // sgai's complete passes the profile's gates, so run.set_status may not
+  // take it, not even for the coordinator; the refusal says which op may.
   Json run = NewRun("sgai");
-  ExpectRefused("run.set_status", {{"id", run["id"]}, {"status", "complete"}},
-                StatusCode::kPermissionDenied, Agent());
-  Json done = MustCall(*api_, "run.set_status", {{"id", run["id"]}, {"status", "complete"}},
-                       Coordinator());
+  Status s = Refused("run.set_status", {{"id", run["id"]}, {"status", "complete"}},
+                     StatusCode::kFailedPrecondition, Coordinator());
+  EXPECT_NE(s.message().find("sgai.apply_workflow_state"), std::string::npos) << s.message();
+  Json agent = MustCall(*api_, "sgai.update_workflow_state",
+                        {{"run", run["id"]}, {"status", "complete"}}, Agent());
+  EXPECT_EQ(agent["status"], "agent-done");
+  Json done = MustCall(*api_, "sgai.update_workflow_state",
+                       {{"run", run["id"]}, {"status", "complete"}}, Coordinator());
   EXPECT_EQ(done["status"], "complete");
 }
 

@@ -483,8 +483,10 @@ const Refusal kRefusals[] = {
     {"baton.task", "ready", "pending", "task.update", "agent", kBadState},
     // sgai.run
     {"sgai.run", "complete", "working", "run.update", "coordinator", kNoWay},
-    {"sgai.run", "working", "complete", "run.update", "agent", kBadRole},
-    {"sgai.run", "agent-done", "complete", "run.update", "human", kBadRole},
+    {"sgai.run", "working", "complete", "sgai.apply_workflow_state", "agent", kBadRole},
+    {"sgai.run", "agent-done", "complete", "sgai.apply_workflow_state", "human", kBadRole},
+    {"sgai.run", "working", "complete", "run.update", "coordinator", kNoWay},
+    {"sgai.run", "working", "agent-done", "run.update", "agent", kNoWay},
     {"sgai.run", "working", "waiting-for-human", "run.update", "coordinator", kNoWay},
     {"sgai.run", "waiting-for-human", "working", "run.update", "coordinator", kNoWay},
     {"sgai.run", "waiting-for-human", "agent-done", "question.answer", "admin", kNoWay},
@@ -654,7 +656,7 @@ TEST(MachineTest, SgaiOnlyCoordinatorCompletes) {
   for (const Case& c : {Case{"coordinator", true}, Case{"admin", true},
                         Case{"agent", false}, Case{"human", false}}) {
     for (const std::string from : {"working", "agent-done"}) {
-      Status s = m.Check(from, "complete", {"run.update", c.role});
+      Status s = m.Check(from, "complete", {"sgai.apply_workflow_state", c.role});
       EXPECT_EQ(s.ok(), c.ok) << from << " -> complete as " << c.role << ": " << s.ToString();
       if (!c.ok) {
         EXPECT_EQ(s.code(), StatusCode::kPermissionDenied) << c.role;

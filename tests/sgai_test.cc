@@ -236,7 +236,7 @@ TEST_F(SgaiProfile, ResumeWhenGoalBodyUnchanged) {
 
 TEST_F(SgaiProfile, FreshWhenGoalBodyChanged) {
   const std::string old = StartRun(Goal(kPlannerCoder, "# Goal\nShip it.\n"));
-  MustCall(*api_, "sgai.set", {{"run", old}, {"interaction_mode", "building"}}, Coordinator());
+  MustCall(*api_, "sgai.set", {{"run", old}, {"interaction_mode", "building"}}, Human());
   MustCall(*api_, "sgai.handoff", {{"run", old}}, Coordinator());
   const Json old_before = MustCall(*api_, "run.show", {{"id", old}});
   Json fresh = Start(Goal(kPlannerCoder, "# Goal\nShip it, and the docs.\n"));
@@ -331,10 +331,10 @@ TEST_F(SgaiProfile, HandoffWithoutUnreadMailFollowsTheFlow) {
 
 TEST_F(SgaiProfile, NextAgentIsFirstUnreadRecipient) {
   const std::string run = StartRun(Goal(kPlannerCoder, "# Goal\nShip it.\n"));
-  // Without unread mail the flow decides (sgai: the coordinator keeps the turn).
+  // Without unread mail the flow decides: the coordinator hands to the entry.
   Json next = MustCall(*api_, "sgai.next_agent", {{"run", run}});
   EXPECT_EQ(next["reason"], "coordinator_to_entry");
-  EXPECT_NE(next["agent"], "coder");
+  EXPECT_EQ(next["agent"], "planner");
   MustCall(*api_, "agent.register", {{"id", "coder"}}, Agent("coder"));
   MustCall(*api_, "mail.send", {{"to", "coder"}, {"body", "fix the tests"}, {"run", run}},
            Coordinator());
@@ -444,6 +444,104 @@ TEST_F(SgaiProfile, FlowFileResolvedInsideGoalFolderOnly) {
   EXPECT_FALSE(Refused(*api_, "sgai.start", {{"goal_file", dir_.File("missing.md")}},
                        StatusCode::kInvalidArgument)
                    .ok());
+}
+
+TEST_F(SgaiProfile, AnAgentNamedCoordinatorIsStillAnAgent) {
+  const std::string run = StartRun(Goal(kPlannerCoder, "# Goal\nShip it.\n"));
+  Json out = Update(run, "complete", Actor{"coordinator", "agent"});
+  EXPECT_TRUE(out["downgraded"].get<bool>());
+  EXPECT_EQ(Status(run), "agent-done");
+}
+
+TEST_F(SgaiProfile, AStaleGateResultRunsTheScriptAgain) {
+  // A result for another script (say, before a resume edited the front
+  // matter) is not accepted: the internal operation asks for a new run.
+  const std::string run = StartRun(
+      Goal(kPlannerCoder, "# Goal\nShip it.\n", "completionGateScript: \"exit 1\"\n"));
+  Json in = {{"run", run},
+             {"status", "complete"},
+             {"caller", {{"id", "coord"}, {"role", "coordinator"}}},
+             {"gate", {{"ok", true}, {"exit_code", 0}, {"output", ""}, {"script", "exit 0"},
+                       {"workdir", dir_.path()}}}};
+  Json out = MustCall(*api_, "sgai.apply_workflow_state", in, Actor{"baton", "admin"});
+  EXPECT_TRUE(out["gate_needed"].get<bool>());
+  EXPECT_EQ(Status(run), "working");
+  // Through the real operation the script runs and fails: the run reverts.
+  out = Update(run, "complete", Coordinator());
+  EXPECT_EQ(out["reverted"]["gate"], "completion_gate_script");
+  EXPECT_EQ(Status(run), "working");
+}
+
+TEST_F(SgaiProfile, CompletingACompleteRunRunsNoGateAgain) {
+  Write(dir_.File("count.sh"), "echo x >> " + dir_.File("count") + "\n");
+  const std::string run = StartRun(Goal(kPlannerCoder, "# Goal\nShip it.\n",
+                                        "completionGateScript: \"sh count.sh\"\n"));
+  EXPECT_EQ(Update(run, "complete", Coordinator())["status"], "complete");
+  const int64_t before = LedgerLength(*api_);
+  EXPECT_EQ(Update(run, "complete", Coordinator())["status"], "complete");
+  EXPECT_EQ(LedgerLength(*api_), before);
+  std::ifstream count(dir_.File("count"));
+  std::string all((std::istreambuf_iterator<char>(count)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(all, "x\n");
+}
+
+TEST_F(SgaiProfile, FrontMatterOfTheWrongTypeIsRefused) {
+  struct Case {
+    const char* extra;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"completionGateScript:\n  - make test\n", "completionGateScript: must be a single value"},
+      {"retrospective: [1]\n", "retrospective: must be a single value"},
+      {"models: 5\n", "models: must map agents"},
+      {"models:\n  coder: {a: 1}\n", "models.coder: must be a model or a list"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.extra);
+    Write(dir_.File("GOAL.md"), Goal(kPlannerCoder, "# Goal\n", c.extra));
+    const int64_t before = LedgerLength(*api_);
+    baton::Status s = Refused(*api_, "sgai.start", {{"goal_file", dir_.File("GOAL.md")}},
+                              StatusCode::kInvalidArgument, Coordinator());
+    EXPECT_NE(s.message().find(c.says), std::string::npos) << s.message();
+    EXPECT_EQ(LedgerLength(*api_), before);
+  }
+  Write(dir_.File("GOAL.md"), "---\nflow:\n  a: 1\n---\n# Goal\n");
+  baton::Status s = Refused(*api_, "sgai.start", {{"goal_file", dir_.File("GOAL.md")}},
+                            StatusCode::kInvalidArgument, Coordinator());
+  EXPECT_NE(s.message().find("flow: must be a DOT string"), std::string::npos) << s.message();
+  // A goal file that is not a regular file is refused, not read forever.
+  s = Refused(*api_, "sgai.start", {{"goal_file", "/dev/zero"}}, StatusCode::kInvalidArgument,
+              Coordinator());
+  EXPECT_NE(s.message().find("not a regular file"), std::string::npos) << s.message();
+}
+
+TEST_F(SgaiProfile, TodoWriteTakesAnyStatusAsTheWholeListIsReplaced) {
+  const std::string run = StartRun(Goal(kPlannerCoder, "# Goal\nShip it.\n"));
+  WriteTodos(run, Agent("planner"), {Todo("1", "cancelled"), Todo("2", "completed")});
+  WriteTodos(run, Agent("planner"), {Todo("1", "completed"), Todo("2", "cancelled")});
+  Json todos = MustCall(*api_, "sgai.todo_read", {{"run", run}, {"agent", "planner"}})["todos"];
+  ASSERT_EQ(todos.size(), 2u);
+  EXPECT_EQ(todos[0]["status"], "completed");
+  EXPECT_EQ(todos[1]["status"], "cancelled");
+}
+
+TEST_F(SgaiProfile, OnlyAHumanChangesTheInteractionMode) {
+  const std::string run = StartRun(Goal(kPlannerCoder, "# Goal\nShip it.\n"));
+  Refused(*api_, "sgai.set", {{"run", run}, {"interaction_mode", "building"}},
+          StatusCode::kPermissionDenied, Coordinator());
+  MustCall(*api_, "sgai.set", {{"run", run}, {"interaction_mode", "building"}}, Human());
+  EXPECT_EQ(State(run)["interactionMode"], "building");
+}
+
+TEST_F(SgaiProfile, StoredMetaOfTheWrongTypeIsAnErrorNotACrash) {
+  const std::string run =
+      MustCall(*api_, "run.create", {{"profile", "sgai"}, {"meta", {{"currentAgent", 5}}}},
+               Coordinator())["id"];
+  const int64_t before = LedgerLength(*api_);
+  Result<Json> r = api_->Call("sgai.handoff", {{"run", run}, {"to", "planner"}}, Coordinator());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(LedgerLength(*api_), before);
+  EXPECT_TRUE(api_->Call("run.show", {{"id", run}}, Coordinator()).ok());
 }
 
 }  // namespace

@@ -210,11 +210,14 @@ Result<GateCheck> CheckCompletionGates(OpContext& ctx, const Json& run, const Sg
   }
   const std::string script = m.value("completionGateScript", "");
   if (!script.empty()) {
-    if (!in.contains("gate")) {
+    // A result counts only for the script and folder the run has now (a
+    // resume may have changed them while the script ran).
+    const Json gate = in.value("gate", Json::object());
+    if (!gate.is_object() || gate.value("script", "") != script ||
+        gate.value("workdir", "") != m.value("workdir", "")) {
       check.needs_script = true;
       return check;
     }
-    const Json& gate = in["gate"];
     if (!gate.value("ok", false)) {
       const std::string output = gate.value("output", "");
       check.revert = {"completion_gate_script",
@@ -327,7 +330,13 @@ Result<Json> ApplyAsCaller(OpContext& ctx, const Json& in, const Actor& caller) 
     }
   }
   std::optional<Revert> revert;
+  if (status == "complete" && from == "complete") {
+    out["status"] = status;
+    out["task"] = run["meta"].value("task", Json(""));
+    return out;  // already complete: nothing to check, nothing to run
+  }
   if (status == "complete") {
+    RETURN_IF_ERROR(CheckRunTransition(ctx, run, status, caller).WithPrefix("status"));
     ASSIGN_OR_RETURN(SgaiFlow flow, FlowOf(run));
     ASSIGN_OR_RETURN(GateCheck check, CheckCompletionGates(ctx, run, flow, in));
     if (check.needs_script) {
@@ -381,7 +390,8 @@ Result<Json> ApplyAsCaller(OpContext& ctx, const Json& in, const Actor& caller) 
 }  // namespace
 
 bool IsSgaiCoordinator(const Actor& actor) {
-  return actor.role == "coordinator" || actor.role == "admin" || actor.id == "coordinator";
+  // By role only: an agent calling itself "coordinator" is still an agent.
+  return actor.role == "coordinator" || actor.role == "admin";
 }
 
 std::string SgaiAgentName(const Actor& actor) {
@@ -483,9 +493,12 @@ Result<Json> SgaiSet(OpContext& ctx, const Json& in) {
   Json& m = run["meta"];
   Json changed = Json::object();
   if (in.contains("interaction_mode")) {
-    if (!IsSgaiCoordinator(ctx.actor) && ctx.actor.role != "human") {
+    // In sgai "building" comes only from the human approving the work gate
+    // (question.answer); the coordinator may not skip it.
+    if (ctx.actor.role != "human" && ctx.actor.role != "admin") {
       return PermissionDeniedError(
-          "interaction_mode: only the coordinator or a human changes the interaction mode");
+          "interaction_mode: only a human changes the interaction mode (the coordinator gets "
+          "\"building\" from an approved work gate)");
     }
     changed["interactionMode"] = in["interaction_mode"];
   }

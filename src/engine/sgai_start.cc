@@ -16,6 +16,7 @@ namespace fs = std::filesystem;
 using namespace sgai_internal;
 
 constexpr char kStartedKind[] = "sgai.started";
+constexpr int64_t kMaxGoalBytes = 1 << 20;  // as the goal text field
 
 struct Goal {
   GoalDocument doc;
@@ -47,9 +48,44 @@ Result<std::string> ReadFlowFile(const std::string& ref, const fs::path& base) {
     return InvalidArgumentError("flow: \"@" + name + "\" is outside the GOAL.md folder " +
                                 root.string());
   }
-  Result<std::string> text = ReadFile(path.string());
+  Result<std::string> text = ReadFile(path.string(), kMaxGoalBytes);
   if (!text.ok()) return InvalidArgumentError("flow: " + text.status().message());
   return text;
+}
+
+// The front matter keys baton reads must have the types sgai gives them: a
+// list where a script is expected must not quietly switch the gate off.
+Status CheckFrontMatter(const Json& fm) {
+  if (!fm.is_object()) return InvalidArgumentError("front matter: must be a mapping");
+  auto scalar = [](const Json& v) { return v.is_string() || v.is_number() || v.is_boolean(); };
+  if (fm.contains("flow") && !fm["flow"].is_null() && !fm["flow"].is_string()) {
+    return InvalidArgumentError("flow: must be a DOT string or \"@file\" (got " +
+                                std::string(fm["flow"].type_name()) + ")");
+  }
+  for (const char* key : {"completionGateScript", "retrospective", "continuousModePrompt", "title"}) {
+    if (fm.contains(key) && !fm[key].is_null() && !scalar(fm[key])) {
+      return InvalidArgumentError(std::string(key) + ": must be a single value (got " +
+                                  fm[key].type_name() + ")");
+    }
+  }
+  if (fm.contains("models") && !fm["models"].is_null()) {
+    if (!fm["models"].is_object()) {
+      return InvalidArgumentError("models: must map agents to a model or a list of models");
+    }
+    for (auto it = fm["models"].begin(); it != fm["models"].end(); ++it) {
+      const Json& v = it.value();
+      bool ok = v.is_string();
+      if (v.is_array()) {
+        ok = true;
+        for (const Json& m : v) ok = ok && m.is_string();
+      }
+      if (!ok) {
+        return InvalidArgumentError("models." + it.key() +
+                                    ": must be a model or a list of models");
+      }
+    }
+  }
+  return Status();
 }
 
 Result<Goal> ReadGoal(const Json& in) {
@@ -58,7 +94,7 @@ Result<Goal> ReadGoal(const Json& in) {
   std::string text;
   if (in.contains("goal_file")) {
     const fs::path file = fs::absolute(in["goal_file"].get<std::string>(), ec);
-    Result<std::string> read = ReadFile(file.string());
+    Result<std::string> read = ReadFile(file.string(), kMaxGoalBytes);
     if (!read.ok()) return InvalidArgumentError("goal_file: " + read.status().message());
     text = *read;
     goal.goal_file = file.lexically_normal().string();
@@ -75,6 +111,7 @@ Result<Goal> ReadGoal(const Json& in) {
   Result<GoalDocument> doc = ParseGoalMarkdown(text);
   if (!doc.ok()) return doc.status().WithPrefix(in.contains("goal_file") ? "goal_file" : "goal");
   goal.doc = *std::move(doc);
+  RETURN_IF_ERROR(CheckFrontMatter(goal.doc.front_matter));
   const Json& flow = goal.doc.front_matter.value("flow", Json());
   goal.flow_text = flow.is_string() ? flow.get<std::string>() : "";
   if (Trim(goal.flow_text).starts_with("@")) {

@@ -71,15 +71,16 @@ int64_t PriorityRank(const std::string& p) {
   return 0;
 }
 
-// Moves a todo to "to" through sgai.todo; a closed todo put back in progress
-// is reopened first (both steps are the machine's).
+// Moves a todo to "to" through sgai.todo. opencode's todowrite replaces the
+// whole list, so any status may follow any other: a closed todo given a new
+// status is reopened first (both steps are the machine's).
 Status MoveTodo(OpContext& ctx, const Json& task, const std::string& to, size_t index) {
   const std::string from = task["status"].get<std::string>();
   if (from == to) return Status();
   const std::string where = "todos[" + std::to_string(index) + "].status";
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(task["machine"].get<std::string>()));
   Status direct = machine->Check(from, to, ctx.transition());
-  if (!direct.ok() && to == "in_progress" && !IsOpenTodo(task)) {
+  if (!direct.ok() && to != "pending" && !IsOpenTodo(task)) {
     RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, "pending", "todo_write").WithPrefix(where));
     ASSIGN_OR_RETURN(Json reopened, LoadTask(ctx.txn, task["id"].get<std::string>()));
     return ChangeTaskStatus(ctx, reopened, to, "todo_write").WithPrefix(where);

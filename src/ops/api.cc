@@ -111,6 +111,22 @@ Result<Json> Api::Call(std::string_view name, const Json& input, const Actor& ac
   return result;
 }
 
+namespace {
+
+// Runs an operation's code, turning an exception a library throws (a JSON
+// value of an unexpected type in stored data, say) into an Internal error, so
+// the operation's transaction rolls back and the process keeps serving.
+template <typename F>
+Result<Json> Guarded(const Operation& op, F&& run) {
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    return InternalError(op.name + ": " + e.what() + " (nothing was changed)");
+  }
+}
+
+}  // namespace
+
 Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& actor) {
   const std::string key = input.value("idempotency_key", "");
   Result<Json> result = writer_->Submit([&](Txn& txn) -> Result<Json> {
@@ -132,7 +148,7 @@ Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& 
         return ParseJson(seen[0].Str(2), "stored result");
       }
     }
-    ASSIGN_OR_RETURN(Json result, op.handler(ctx, input));
+    ASSIGN_OR_RETURN(Json result, Guarded(op, [&] { return op.handler(ctx, input); }));
     if (!key.empty()) {
       RETURN_IF_ERROR(txn.Exec("INSERT INTO idempotency (key, op, actor_id, request_hash, "
                                "result, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -154,7 +170,7 @@ Result<Json> Api::RunRead(const Operation& op, const Json& input, const Actor& a
     Result<std::unique_ptr<Txn>> txn = conn->Begin(TxnMode::kRead);
     if (!txn.ok()) return txn.status();
     OpContext ctx = MakeContext(**txn, actor, *machines_, op, &info_);
-    result = op.handler(ctx, input);
+    result = Guarded(op, [&] { return op.handler(ctx, input); });
   }  // the read transaction ends here, before the connection goes back
   ReleaseReader(std::move(conn));
   return result;
@@ -183,7 +199,7 @@ class NoStoreTxn final : public Txn {
 Result<Json> Api::RunWithoutStore(const Operation& op, const Json& input, const Actor& actor) {
   NoStoreTxn txn;
   OpContext ctx = MakeContext(txn, actor, *machines_, op, nullptr);
-  return op.handler(ctx, input);
+  return Guarded(op, [&] { return op.handler(ctx, input); });
 }
 
 class Api::Runner final : public OpRunner {
@@ -210,7 +226,7 @@ class Api::Runner final : public OpRunner {
 Result<Json> Api::RunProcedure(const Operation& op, const Json& input, const Actor& actor) {
   Runner runner(*this, actor);
   runner.WaitForChange(0);  // records the current change count
-  return op.procedure(runner, input);
+  return Guarded(op, [&] { return op.procedure(runner, input); });
 }
 
 void Api::NoteChange() {

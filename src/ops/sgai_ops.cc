@@ -23,8 +23,9 @@ Json Mode(const char* description) {
                  {"brainstorming", "self-drive", "building", "retrospective", "continuous"});
 }
 
+// Bounded so that sums over a run's whole usage cannot overflow.
 Json NonNegative(const char* type, const char* description) {
-  return {{"type", type}, {"minimum", 0}, {"description", description}};
+  return {{"type", type}, {"minimum", 0}, {"maximum", 1e12}, {"description", description}};
 }
 
 Json Todos() {
@@ -69,7 +70,11 @@ Result<Json> UpdateWorkflowState(OpRunner& runner, const Json& in) {
     const std::string script = out.value("script", "");
     SgaiGateResult gate = RunCompletionGate(script, out.value("workdir", ""),
                                             in.value("gate_timeout_ms", kDefaultGateTimeoutMillis));
-    call["gate"] = {{"ok", gate.ok}, {"exit_code", gate.exit_code}, {"output", gate.output}};
+    call["gate"] = {{"ok", gate.ok},
+                    {"exit_code", gate.exit_code},
+                    {"output", gate.output},
+                    {"script", script},
+                    {"workdir", out.value("workdir", "")}};
     gate_run = {{"script", script},
                 {"ok", gate.ok},
                 {"exit_code", gate.exit_code},

@@ -1,6 +1,7 @@
 #include "util/json_util.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -64,7 +65,18 @@ Result<Json> ParseJson(std::string_view text, std::string_view source) {
   }
 }
 
-Result<std::string> ReadFile(const std::string& path) {
+Result<std::string> ReadFile(const std::string& path, int64_t max_bytes) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) return NotFoundError("cannot open " + path);
+  if (!std::filesystem::is_regular_file(st)) {
+    return InvalidArgumentError(path + " is not a regular file");
+  }
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && static_cast<int64_t>(size) > max_bytes) {
+    return ResourceExhaustedError(path + " is " + std::to_string(size) + " bytes; at most " +
+                                  std::to_string(max_bytes) + " are read");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFoundError("cannot open " + path);
   std::ostringstream buf;

@@ -22,8 +22,10 @@ using Json = nlohmann::json;
 // line L, column C: <reason>". Nesting deeper than 256 levels is refused.
 Result<Json> ParseJson(std::string_view text, std::string_view source);
 
-// Reads the whole file; NotFound / Internal with the path on failure.
-Result<std::string> ReadFile(const std::string& path);
+// Reads the whole of a regular file of at most "max_bytes"; NotFound,
+// InvalidArgument (not a regular file: a FIFO or device would block or never
+// end), ResourceExhausted (too big) or Internal, each naming the path.
+Result<std::string> ReadFile(const std::string& path, int64_t max_bytes = int64_t{64} << 20);
 
 // Canonical form: keys sorted (nlohmann objects are ordered maps), no spaces,
 // UTF-8 kept as is. Two equal values always give the same bytes.
