@@ -161,6 +161,9 @@ TEST_P(QuestionTest, InvalidAnswersAreRefusedAndChangeNothing) {
        Coordinator(), "question.answer"},
       {"unknown id", "0000000000000000", {{"choices", {"red"}}}, StatusCode::kNotFound, Human(),
        "no question with id"},
+      {"choices and answers at once", single,
+       {{"choices", {"red"}}, {"answers", {Json::array({"red"})}}}, StatusCode::kInvalidArgument,
+       Human(), "not both"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -187,6 +190,60 @@ TEST_P(QuestionTest, TheRunWaitsUntilItsLastOpenQuestionIsAnswered) {
   EXPECT_EQ(Status(run), "waiting-for-human");
   MustCall(*api_, "question.cancel", {{"id", b}, {"reason", "no longer needed"}}, Coordinator());
   EXPECT_EQ(Status(run), "working");
+}
+
+TEST_P(QuestionTest, ARunAlreadyHeldStaysHeldAfterTheAnswer) {
+  // Paused by a human before the question: the answer does not resume it.
+  const std::string run = NewRun("baton");
+  SetStatus(run, "running");
+  SetStatus(run, "paused");
+  const std::string first = Ask(run, "One?")["id"];
+  const std::string second = Ask(run, "Two?")["id"];
+  MustCall(*api_, "question.answer", {{"id", first}, {"choices", {"yes"}}}, Human());
+  MustCall(*api_, "question.answer", {{"id", second}, {"choices", {"yes"}}}, Human());
+  EXPECT_EQ(Status(run), "paused");
+  // A second question asked while the first holds the run returns it to
+  // where the first found it.
+  SetStatus(run, "running");
+  const std::string a = Ask(run, "Three?")["id"];
+  const std::string b = Ask(run, "Four?")["id"];
+  MustCall(*api_, "question.answer", {{"id", a}, {"choices", {"no"}}}, Human());
+  MustCall(*api_, "question.answer", {{"id", b}, {"choices", {"no"}}}, Human());
+  EXPECT_EQ(Status(run), "running");
+}
+
+TEST_P(QuestionTest, TheSameWordsInTwoRunsNeedTheRunToBeNamed) {
+  const std::string a = NewRun("sgai");
+  const std::string b = NewRun("sgai");
+  const std::string id =
+      MustCall(*api_, "question.ask", {{"run", a}, {"work_gate", true}}, Coordinator())["id"];
+  EXPECT_EQ(MustCall(*api_, "question.ask", {{"run", b}, {"work_gate", true}}, Coordinator())["id"],
+            id);
+  MustCall(*api_, "question.answer", {{"id", id}, {"run", a}, {"choices", {kWorkGateNotYet}}},
+           Human());
+  // Which run's outcome a waiter wants must be said...
+  baton::Status s = Refused(*api_, "question.wait", {{"id", id}, {"timeout_ms", 0}},
+                            StatusCode::kInvalidArgument, Coordinator());
+  EXPECT_NE(s.message().find("pass run"), std::string::npos) << s.message();
+  Json late = MustCall(*api_, "question.wait", {{"id", id}, {"run", a}, {"timeout_ms", 0}},
+                       Coordinator());
+  EXPECT_EQ(late["run_id"], a);
+  EXPECT_EQ(late["status"], "answered");
+  // ...but an answer goes to the only run where the question is still open.
+  Json answered =
+      MustCall(*api_, "question.answer", {{"id", id}, {"choices", {kWorkGateNotYet}}}, Human());
+  EXPECT_EQ(answered["run_id"], b);
+}
+
+TEST_P(QuestionTest, OnlyTheAskerTakesTheLateAnswer) {
+  const std::string run = NewRun("sgai");
+  const std::string id = Ask(run)["id"];
+  MustCall(*api_, "question.answer", {{"id", id}, {"choices", {"yes"}}}, Human());
+  Json looked = MustCall(*api_, "question.wait", {{"id", id}, {"timeout_ms", 0}}, Human());
+  EXPECT_EQ(looked["status"], "answered");
+  EXPECT_TRUE(looked["delivered_at"].is_null());
+  Json taken = MustCall(*api_, "question.wait", {{"id", id}, {"timeout_ms", 0}}, Coordinator());
+  EXPECT_FALSE(taken["delivered_at"].is_null());
 }
 
 TEST_P(QuestionTest, AFinishedRunCannotWait) {
@@ -282,14 +339,21 @@ TEST_P(QuestionTest, BlocksMustNameTasks) {
 
 TEST_P(QuestionTest, ADecisionIsOneLedgerRow) {
   const std::string run = NewRun("baton");
+  const std::string task =
+      MustCall(*api_, "task.create", {{"run", run}, {"title", "review"}}, Coordinator())["id"];
   const int64_t before = LedgerLength(*api_);
+  // A subject that does not exist is refused, naming it.
+  baton::Status missing = Refused(*api_, "approval.approve",
+                                  {{"run", run}, {"subject_kind", "task"}, {"subject", "t-nope"}},
+                                  StatusCode::kNotFound, Human());
+  EXPECT_NE(missing.message().find("subject"), std::string::npos) << missing.message();
   Json d = MustCall(*api_, "approval.approve",
-                    {{"run", run}, {"subject_kind", "task"}, {"subject", "t-1"}, {"note", "lgtm"}},
+                    {{"run", run}, {"subject_kind", "task"}, {"subject", task}, {"note", "lgtm"}},
                     Human());
   EXPECT_EQ(d["decision"], "approve");
   EXPECT_EQ(d["reviewer"], "alice");
   EXPECT_EQ(LedgerLength(*api_), before + 1);
-  MustCall(*api_, "approval.reject", {{"run", run}, {"subject_kind", "task"}, {"subject", "t-1"},
+  MustCall(*api_, "approval.reject", {{"run", run}, {"subject_kind", "task"}, {"subject", task},
                                       {"note", "tests fail"}},
            Human());
   Json list = MustCall(*api_, "approval.list", {{"run", run}})["decisions"];

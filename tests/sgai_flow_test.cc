@@ -441,6 +441,14 @@ TEST(PickNextAgent, CoordinatorHandsToFirstEntry) {
   ExpectNext(flow, "coordinator", "", "backend-go-developer", "coordinator_to_entry");
 }
 
+// A flow that starts at the coordinator (or the default flow) leaves it by
+// the coordinator's own successor.
+TEST(PickNextAgent, CoordinatorNamedInTheFlowHandsToItsSuccessor) {
+  ExpectNext(MustFlow(""), "coordinator", "", "general-purpose", "dag_successor");
+  ExpectNext(MustFlow("\"coordinator\" -> \"a\"\n\"a\" -> \"b\""), "coordinator", "", "a",
+             "dag_successor");
+}
+
 // A non-terminal agent hands to its first successor in the flow.
 TEST(PickNextAgent, DagSuccessor) {
   SgaiFlow flow = AdhocFlow();

@@ -131,9 +131,11 @@ Result<Json> QueryQuestions(Txn& txn, const std::string& where,
   return list;
 }
 
-// The question "in" names: by id (and run, when given). Open ones first, then
-// the newest. Refuses an id that is open in several runs without a run.
-Result<Json> FindQuestion(Txn& txn, const Json& in) {
+// The question "in" names: by id (and run, when given), open ones first,
+// then the newest. Ids come from content, so the same words asked in two runs
+// share one: without a run that is refused, except that an operation needing
+// an open question ("want_open") takes the only run where it is open.
+Result<Json> FindQuestion(Txn& txn, const Json& in, bool want_open = false) {
   const std::string id = in.at("id").get<std::string>();
   std::string where = "id = ?";
   std::vector<SqlValue> params = {SqlText(id)};
@@ -147,9 +149,18 @@ Result<Json> FindQuestion(Txn& txn, const Json& in) {
     return NotFoundError("id: no question with id \"" + id + "\"" +
                          (in.contains("run") ? " in run " + in["run"].get<std::string>() : ""));
   }
-  if (found.size() > 1 && found[1]["status"] == "open" && found[0]["run_id"] != found[1]["run_id"]) {
-    return InvalidArgumentError("run: question \"" + id +
-                                "\" is open in more than one run; pass run to say which");
+  std::set<std::string> runs;
+  std::set<std::string> open_runs;
+  for (const Json& q : found) {
+    const std::string run = q["run_id"].is_string() ? q["run_id"].get<std::string>() : "";
+    runs.insert(run);
+    if (q["status"] == "open") open_runs.insert(run);
+  }
+  if (runs.size() > 1 && !(want_open && open_runs.size() == 1)) {
+    std::string names;
+    for (const std::string& r : runs) names += (names.empty() ? "" : ", ") + (r.empty() ? "(none)" : r);
+    return InvalidArgumentError("run: question \"" + id + "\" was asked in several runs (" + names +
+                                "); pass run to say which");
   }
   return found[0];
 }
@@ -162,25 +173,26 @@ Status UpdateQuestion(OpContext& ctx, const Json& q, const std::string& set_sql,
       .status();
 }
 
-// After a question of "run_id" closes: when none is left open and the run
-// still waits, it goes back to the status the first question moved it from
-// (or, if its machine does not allow that, the first status it allows).
-Result<Json> ReleaseRun(OpContext& ctx, const std::string& run_id, const std::string& why) {
+// After question "q" of "run_id" closes: when none is left open and the run
+// still waits, it goes back to the status the questions found it in. A run
+// that was already waiting for another reason (a Sinfonia rejection, a human's
+// pause) stays where it is. When the machine does not allow going back (sgai
+// answers always lead to working) the run takes the first status allowed.
+Result<Json> ReleaseRun(OpContext& ctx, const std::string& run_id, const Json& q,
+                        const std::string& why) {
   ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, run_id));
   ASSIGN_OR_RETURN(const Profile* profile, FindProfile(run["profile"].get<std::string>()));
   ASSIGN_OR_RETURN(std::vector<Row> open,
                    ctx.txn.Query("SELECT COUNT(*) FROM questions WHERE run_id = ? AND status = 'open'",
                                  {SqlText(run_id)}));
   if (open[0].Int(0) > 0 || run["status"] != profile->waiting_status) return run;
-  ASSIGN_OR_RETURN(std::vector<Row> before,
-                   ctx.txn.Query("SELECT status_before FROM questions WHERE run_id = ? AND "
-                                 "status_before IS NOT NULL ORDER BY seq DESC LIMIT 1",
-                                 {SqlText(run_id)}));
+  const std::string before = q["status_before"].is_string() ? q["status_before"].get<std::string>() : "";
+  if (before.empty() || before == profile->waiting_status) return run;
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(run["machine"].get<std::string>()));
-  std::string target = before.empty() ? "" : before[0].Str(0);
-  if (target.empty() || !machine->Check(profile->waiting_status, target, ctx.transition()).ok()) {
+  std::string target = before;
+  if (!machine->Check(profile->waiting_status, target, ctx.transition()).ok()) {
     std::vector<std::string> allowed = machine->AllowedNext(profile->waiting_status, ctx.transition());
-    if (allowed.empty()) return run;  // the machine keeps it waiting; nothing to do
+    if (allowed.empty()) return run;  // the machine keeps it waiting
     target = allowed[0];
   }
   return SetRunStatus(ctx, {{"id", run_id}, {"status", target}, {"reason", why}});
@@ -192,6 +204,9 @@ Result<Json> ValidateAnswer(const Json& q, const Json& in) {
   const Json& questions = q["questions"];
   const std::string text = in.value("text", "");
   Json answers;
+  if (in.contains("answers") && in.contains("choices")) {
+    return InvalidArgumentError("choices: give choices (one part) or answers (every part), not both");
+  }
   if (in.contains("answers")) {
     answers = in["answers"];
   } else if (in.contains("choices")) {
@@ -318,10 +333,13 @@ Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
     return q;
   }
 
+  // Every question remembers the status the run had before any open
+  // question held it; the waiting status itself means "already held".
   std::string status_before;
   if (!run.is_null()) {
     ASSIGN_OR_RETURN(const Profile* profile, FindProfile(run["profile"].get<std::string>()));
     const std::string status = run["status"].get<std::string>();
+    status_before = status;
     if (status != profile->waiting_status) {
       // The machine decides whether this run can wait from where it is.
       Status moved = SetRunStatus(ctx, {{"id", run_id},
@@ -329,7 +347,12 @@ Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
                                         {"reason", "question " + id + " asked by " + ctx.actor.id}})
                          .status();
       RETURN_IF_ERROR(moved.WithPrefix("run"));
-      status_before = status;
+    } else {
+      ASSIGN_OR_RETURN(std::vector<Row> held,
+                       ctx.txn.Query("SELECT status_before FROM questions WHERE run_id = ? AND "
+                                     "status = 'open' ORDER BY seq LIMIT 1",
+                                     {SqlText(run_id)}));
+      if (!held.empty() && !held[0].IsNull(0)) status_before = held[0].Str(0);
     }
   }
   ASSIGN_OR_RETURN(std::vector<Row> inserted,
@@ -360,7 +383,7 @@ Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> AnswerQuestion(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json q, FindQuestion(ctx.txn, in));
+  ASSIGN_OR_RETURN(Json q, FindQuestion(ctx.txn, in, /*want_open=*/true));
   const std::string id = q["id"].get<std::string>();
   if (q["status"] != "open") {
     return FailedPreconditionError("question " + id + " is " + q["status"].get<std::string>() +
@@ -384,13 +407,13 @@ Result<Json> AnswerQuestion(OpContext& ctx, const Json& in) {
                                     .payload = payload})
                       .status());
   if (!run_id.empty()) {
-    RETURN_IF_ERROR(ReleaseRun(ctx, run_id, "question " + id + " answered").status());
+    RETURN_IF_ERROR(ReleaseRun(ctx, run_id, q, "question " + id + " answered").status());
   }
   return LoadBySeq(ctx.txn, q["seq"].get<int64_t>());
 }
 
 Result<Json> CancelQuestion(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json q, FindQuestion(ctx.txn, in));
+  ASSIGN_OR_RETURN(Json q, FindQuestion(ctx.txn, in, /*want_open=*/true));
   const std::string id = q["id"].get<std::string>();
   if (q["status"] != "open") {
     return FailedPreconditionError("question " + id + " is " + q["status"].get<std::string>() +
@@ -407,7 +430,7 @@ Result<Json> CancelQuestion(OpContext& ctx, const Json& in) {
                                     .payload = {{"question_id", id}, {"reason", reason}}})
                       .status());
   if (!run_id.empty()) {
-    RETURN_IF_ERROR(ReleaseRun(ctx, run_id, "question " + id + " cancelled").status());
+    RETURN_IF_ERROR(ReleaseRun(ctx, run_id, q, "question " + id + " cancelled").status());
   }
   return LoadBySeq(ctx.txn, q["seq"].get<int64_t>());
 }
@@ -451,6 +474,8 @@ Result<Json> MarkAnswerDelivered(OpContext& ctx, const Json& in) {
   if (!run_id.empty()) {
     where += " AND run_id = ?";
     params.push_back(SqlText(run_id));
+  } else {
+    where += " AND run_id IS NULL";
   }
   ASSIGN_OR_RETURN(Json pending, QueryQuestions(ctx.txn, where + " ORDER BY seq DESC LIMIT 1", params));
   if (pending.empty()) {

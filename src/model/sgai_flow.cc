@@ -488,9 +488,10 @@ NextAgent PickNextAgent(const SgaiFlow& flow, std::string_view current,
             "unread_message"};
   }
   if (flow.IsTerminal(current)) return {std::string(kCoordinator), "terminal_to_coordinator"};
-  if (current == kCoordinator) {
-    const std::vector<std::string>& entries = flow.Entries();
-    return {entries.empty() ? std::string(kCoordinator) : entries.front(), "coordinator_to_entry"};
+  // A flow that names the coordinator itself has no other entry: its own
+  // successor follows.
+  if (current == kCoordinator && !flow.Entries().empty()) {
+    return {flow.Entries().front(), "coordinator_to_entry"};
   }
   const std::vector<std::string> successors = flow.Successors(current);
   if (successors.empty()) return {std::string(kCoordinator), "unknown_agent_to_coordinator"};

@@ -103,7 +103,9 @@ class SgaiFlow {
 //     extractAgentFromModelID cuts them). It need not be in the flow.
 //  2. "terminal_to_coordinator": "current" is terminal: "coordinator".
 //  3. "coordinator_to_entry": "current" is coordinator: the first entry
-//     (Entries(), sorted by name as sgai sorts them).
+//     (Entries(), sorted by name as sgai sorts them); a flow that names the
+//     coordinator itself ("coordinator" -> "a", or the default flow) has no
+//     other entry, and rule 4 applies.
 //  4. "dag_successor": the first successor of "current", in declaration
 //     order.
 //  5. "unknown_agent_to_coordinator": "current" is not in the flow.

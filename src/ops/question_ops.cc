@@ -102,8 +102,11 @@ Result<Json> WaitForAnswer(OpRunner& runner, const Json& in) {
   for (bool waiting = true;; waiting = runner.WaitForChange(deadline)) {
     ASSIGN_OR_RETURN(Json q, runner.Call("question.show", ref));
     if (q["status"] != "open") {
-      if (!q["run_id"].is_null()) ref["run"] = q["run_id"];
-      ASSIGN_OR_RETURN(q, runner.CallAsSystem("question.mark_delivered", ref));
+      // Only the asker takes the outcome; anyone else just looks at it.
+      if (q["asked_by"] == runner.actor().id) {
+        if (!q["run_id"].is_null()) ref["run"] = q["run_id"];
+        ASSIGN_OR_RETURN(q, runner.CallAsSystem("question.mark_delivered", ref));
+      }
       q["timed_out"] = false;
       return q;
     }
@@ -114,6 +117,41 @@ Result<Json> WaitForAnswer(OpRunner& runner, const Json& in) {
   }
 }
 
+// NotFound unless the subject of a plain decision exists (a task, a step or
+// story of the run, a hand-off of the run); "run" subjects name what is
+// approved ("execution") and need only the run.
+Status CheckSubject(OpContext& ctx, const DecisionInput& d) {
+  if (d.subject_kind == "run") {
+    if (d.run_id.empty()) return InvalidArgumentError("run: a decision on a run names the run");
+    return Status();
+  }
+  if (d.subject_kind == "task") {
+    Result<Json> task = LoadTask(ctx.txn, d.subject);
+    if (!task.ok()) return NotFoundError("subject: " + task.status().message());
+    if (!d.run_id.empty() && (*task)["run_id"] != d.run_id) {
+      return InvalidArgumentError("subject: task " + d.subject + " is not in run " + d.run_id);
+    }
+    return Status();
+  }
+  if (d.run_id.empty()) {
+    return InvalidArgumentError("run: a decision on a " + d.subject_kind + " names its run");
+  }
+  const bool handoff = d.subject_kind == "handoff";
+  std::vector<SqlValue> params = {SqlText(d.run_id)};
+  if (!handoff) params.push_back(SqlText(d.subject_kind));
+  params.push_back(SqlText(d.subject));
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query(handoff ? "SELECT 1 FROM handoffs WHERE run_id = ? AND id = ?"
+                                         : "SELECT 1 FROM tasks WHERE run_id = ? AND kind = ? "
+                                           "AND key = ?",
+                                 params));
+  if (rows.empty()) {
+    return NotFoundError("subject: run " + d.run_id + " has no " + d.subject_kind + " \"" +
+                         d.subject + "\"");
+  }
+  return Status();
+}
+
 Result<Json> Decide(OpContext& ctx, const Json& in, const char* decision) {
   DecisionInput d{.run_id = in.value("run", ""),
                   .subject_kind = in.value("subject_kind", "run"),
@@ -121,19 +159,18 @@ Result<Json> Decide(OpContext& ctx, const Json& in, const char* decision) {
                   .decision = decision,
                   .reviewer = in.value("reviewer", ""),
                   .note = in.value("note", "")};
-  if (d.run_id.empty()) {
+  if (!d.run_id.empty()) {
+    ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, d.run_id));
+    if (d.subject.empty() && d.subject_kind == "run") d.subject = "execution";
     if (d.subject.empty()) {
-      return InvalidArgumentError("subject: say what is decided (with no run, a subject is needed)");
+      return InvalidArgumentError("subject: name the " + d.subject_kind + " decided on");
     }
-    return RecordDecision(ctx, d);
+    if (run["profile"] == "sinfonia") return SinfoniaApplyApproval(ctx, run, d);
+    if (run["profile"] == "stigmergy") return StigmergyApplyApproval(ctx, run, d);
+  } else if (d.subject.empty()) {
+    return InvalidArgumentError("subject: say what is decided");
   }
-  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, d.run_id));
-  if (d.subject.empty()) d.subject = d.subject_kind == "run" ? "execution" : "";
-  if (d.subject.empty()) {
-    return InvalidArgumentError("subject: name the " + d.subject_kind + " decided on");
-  }
-  if (run["profile"] == "sinfonia") return SinfoniaApplyApproval(ctx, run, d);
-  if (run["profile"] == "stigmergy") return StigmergyApplyApproval(ctx, run, d);
+  RETURN_IF_ERROR(CheckSubject(ctx, d));
   return RecordDecision(ctx, d);
 }
 
