@@ -102,7 +102,7 @@ TEST_P(QuestionTest, EachProfileWaitsInItsOwnStateAndReturnsWhereItWas) {
       {"graph", "running", "paused", "running"},
       {"baton", "running", "paused", "running"},
       {"sinfonia", "in-progress", "blocked", "in-progress"},
-      {"stigmergy", "NEEDS_PLANNING", "HUMAN_INPUT_REQUIRED", "NEEDS_PLANNING"},
+      {"stigmergy", "", "HUMAN_INPUT_REQUIRED", "NEEDS_BRIEFING"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.profile);

@@ -561,6 +561,12 @@ TEST_F(SinfoniaProfile, ResumeReportsOkInconsistentMissing) {
             {"step", "03-validate-prd"}});
   std::string ahead = std::regex_replace(summary, std::regex("- Current Step: \\S+"),
                                          "- Current Step: 03-validate-prd");
+  // An agent may not move the cursor past steps nobody approved: it is told.
+  const int64_t before_agent = LedgerLength(*api_);
+  Json told = MustCall(*api_, "sinfonia.resume", {{"summary", ahead}}, testing::Agent());
+  EXPECT_EQ(told["status"], "inconsistent") << told.dump();
+  EXPECT_EQ(LedgerLength(*api_), before_agent);
+  EXPECT_EQ(State(run)["current_step_index"], 2);
   Json recovered = MustCall(*api_, "sinfonia.resume", {{"summary", ahead}});
   EXPECT_EQ(recovered["status"], "recovered") << recovered.dump();
   EXPECT_EQ(recovered["current_step_index"], 3);

@@ -233,6 +233,40 @@ TEST_F(StigmergyProfile, SecondFailureOfSameStoryEscalates) {
   EXPECT_EQ(State(run)["issue_log"][0]["status"], "RESOLVED");
 }
 
+TEST_F(StigmergyProfile, GenericStatusChangesCannotGoAroundLawV) {
+  const std::string run = Executing("autonomous");
+  Story(run, "1.1", "IN_PROGRESS");
+  std::string story_id;
+  const Json stories = Call("task.list", {{"run", run}, {"kind", "story"}})["tasks"];
+  for (const Json& t : stories) {
+    if (t["key"] == "1.1") story_id = t["id"];
+  }
+  ASSERT_FALSE(story_id.empty());
+  const int64_t before = LedgerLength(*api_);
+  Status s = Refused("task.set_status", {{"id", story_id}, {"status", "FAILED"}},
+                     StatusCode::kFailedPrecondition, Agent("dexter"));
+  EXPECT_NE(s.message().find("stigmergy.story_failed"), std::string::npos) << s.ToString();
+  EXPECT_EQ(LedgerLength(*api_), before);
+}
+
+TEST_F(StigmergyProfile, DecisionsWaitWhileAQuestionIsOpen) {
+  // The answer returns the project to where the question found it, so a
+  // decision taken meanwhile would be undone: it waits for the answer.
+  const std::string run = Executing("supervised");
+  const std::string q =
+      Call("question.ask",
+           {{"run", run}, {"questions", {{{"question", "Go on?"}, {"choices", {"yes", "no"}}}}}})["id"];
+  const int64_t before = LedgerLength(*api_);
+  Status s = Refused("approval.reject", {{"run", run}, {"subject_kind", "run"}, {"subject", "execution"}},
+                     StatusCode::kFailedPrecondition, Human());
+  EXPECT_NE(s.message().find(q), std::string::npos) << s.ToString();
+  EXPECT_EQ(LedgerLength(*api_), before);
+  Call("question.answer", {{"id", q}, {"choices", {"yes"}}}, Human());
+  EXPECT_EQ(ProjectStatus(run), "EXECUTION_IN_PROGRESS");
+  Call("approval.reject", {{"run", run}, {"subject_kind", "run"}, {"subject", "execution"}}, Human());
+  EXPECT_EQ(ProjectStatus(run), "EXECUTION_HALTED");
+}
+
 TEST_F(StigmergyProfile, EpicCompletesWhenAllStoriesDo) {
   const std::string run = Executing();
   Story(run, "1.1", "IN_PROGRESS");

@@ -287,6 +287,16 @@ std::string QuestionId(const std::string& message, const Json& questions, bool w
   return Sha256Hex(message + GoMultiChoiceJson(questions, work_gate)).substr(0, 16);
 }
 
+Status CheckNoOpenQuestion(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT id FROM questions WHERE run_id = ? AND status = 'open' "
+                             "ORDER BY seq LIMIT 1",
+                             {SqlText(run_id)}));
+  if (rows.empty()) return Status();
+  return FailedPreconditionError("run: " + run_id + " is waiting for the answer to question " +
+                                 rows[0].Str(0) + "; answer or cancel it first");
+}
+
 Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
   const bool work_gate = in.value("work_gate", false);
   ASSIGN_OR_RETURN(Json questions, NormalizeQuestions(in, work_gate));

@@ -38,6 +38,11 @@ inline constexpr char kWorkGateNotYet[] = "Not ready yet, need more clarificatio
 // when false).
 std::string QuestionId(const std::string& message, const Json& questions, bool work_gate);
 
+// FailedPrecondition naming the question while "run_id" has an open one:
+// decisions that move a run wait for the human's answer, which returns the
+// run to where it was.
+Status CheckNoOpenQuestion(Txn& txn, const std::string& run_id);
+
 Result<Json> AskQuestion(OpContext& ctx, const Json& in);     // question.ask
 Result<Json> AnswerQuestion(OpContext& ctx, const Json& in);  // question.answer
 Result<Json> CancelQuestion(OpContext& ctx, const Json& in);  // question.cancel

@@ -508,16 +508,6 @@ Status TouchSession(OpContext& ctx, const std::string& run_id) {
       .status();
 }
 
-Status CheckNoOpenQuestion(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT id FROM questions WHERE run_id = ? AND status = 'open' "
-                             "ORDER BY seq LIMIT 1",
-                             {SqlText(run_id)}));
-  if (rows.empty()) return Status();
-  return FailedPreconditionError("run: " + run_id + " is waiting for the answer to question " +
-                                 rows[0].Str(0) + "; answer or cancel it first");
-}
-
 Json HandoffRowToJson(const Row& r) {
   Json meta = RowJsonOr(r, 10, Json::object());
   return Json{{"id", r.Str(0)},

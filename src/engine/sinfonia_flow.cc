@@ -7,6 +7,7 @@
 #include "engine/approvals.h"
 #include "engine/core_services.h"
 #include "engine/ledger.h"
+#include "engine/questions.h"
 #include "engine/sinfonia.h"
 
 namespace baton {

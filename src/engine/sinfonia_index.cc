@@ -138,7 +138,11 @@ Json Report(const std::string& status, const std::string& run_id, const Json& st
 // advanced to that step, the steps passed are completed with a note, and the
 // workflow is in-progress. Only for created / in-progress workflows: a
 // blocked one is held by a human.
-Result<std::string> RecoverLag(OpContext& ctx, const std::string& run_id) {
+//
+// Moving the cursor past steps nobody approved is a human's or the
+// coordinator's call: for any other caller ("apply" false) the lag is only
+// described, and the resume reports it as an inconsistency.
+Result<std::string> RecoverLag(OpContext& ctx, const std::string& run_id, bool apply) {
   ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, run_id));
   if (run["status"] != "created" && run["status"] != "in-progress") return std::string();
   ASSIGN_OR_RETURN(std::vector<Row> rows,
@@ -150,6 +154,11 @@ Result<std::string> RecoverLag(OpContext& ctx, const std::string& run_id) {
   if (rows.empty() || rows[0].Int(1) <= index) return std::string();
   const std::string handoff = rows[0].Str(0);
   const int64_t target = rows[0].Int(1);
+  if (!apply) {
+    return "hand-off " + handoff + " is for step index " + std::to_string(target) +
+           " but the cursor is at " + std::to_string(index) +
+           "; only a human or the coordinator may advance it (sinfonia resume)";
+  }
   ASSIGN_OR_RETURN(Json steps, LoadSteps(ctx, run_id));
   if (run["status"] == "created") {
     RETURN_IF_ERROR(MoveWorkflow(ctx, run_id, "in-progress", "recovered from " + handoff));
@@ -242,10 +251,13 @@ Result<Json> SinfoniaResume(OpContext& ctx, const Json& in) {
         {run_id.empty() ? "no workflow has session " + session : "no workflow run " + run_id},
         "compaction resume failed: workflow missing");
   }
-  ASSIGN_OR_RETURN(std::string recovered, RecoverLag(ctx, run_id));
+  const bool may_recover = ctx.actor.role == "human" || ctx.actor.role == "coordinator" ||
+                           ctx.actor.role == "admin";
+  ASSIGN_OR_RETURN(std::string lag, RecoverLag(ctx, run_id, may_recover));
+  const std::string recovered = may_recover ? lag : "";
   ASSIGN_OR_RETURN(Json state, SinfoniaState(ctx, {{"run", run_id}}));
   std::vector<std::string> inconsistencies;
-  if (!recovered.empty()) inconsistencies.push_back(recovered);
+  if (!lag.empty()) inconsistencies.push_back(lag);
   if (state["workflow_id"] != workflow) {
     inconsistencies.push_back("workflow: the summary says " + workflow + ", the run is " +
                               state["workflow_id"].get<std::string>());

@@ -5,6 +5,7 @@
 #include "engine/approvals.h"
 #include "engine/core_services.h"
 #include "engine/ledger.h"
+#include "engine/questions.h"
 #include "engine/task_graph.h"
 
 namespace baton {
@@ -564,6 +565,9 @@ Result<Json> StigmergyApplyApproval(OpContext& ctx, const Json& run_in, const De
     return InvalidArgumentError("decision: a Stigmergy project takes approve or reject, not " +
                                 in.decision);
   }
+  // An answer would return the project to where the question found it,
+  // around whatever this decision changed.
+  RETURN_IF_ERROR(CheckNoOpenQuestion(ctx.txn, RunId(run)));
   const bool approve = in.decision == "approve";
   const std::string who = in.reviewer.empty() ? ctx.actor.id : in.reviewer;
   DecisionInput decision = in;
