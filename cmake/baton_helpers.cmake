@@ -30,3 +30,19 @@ function(baton_cc_test)
     ENVIRONMENT "BATON_BIN=$<TARGET_FILE:baton>"
     DISCOVERY_TIMEOUT 60)
 endfunction()
+
+# baton_embed_files(OUT file.cc FUNC Name FILES a.json b.json COMMENT "...")
+#   Generates file.cc defining Name(), which returns the files' contents
+#   (cmake/embed_files.cmake), rebuilt when any of them changes.
+function(baton_embed_files)
+  cmake_parse_arguments(ARG "" "OUT;FUNC;COMMENT" "FILES" ${ARGN})
+  # The list travels as one argument, separated by "|" (";" would split it).
+  string(REPLACE ";" "|" list "${ARG_FILES}")
+  add_custom_command(
+    OUTPUT ${ARG_OUT}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${ARG_OUT} -DFUNC=${ARG_FUNC} "-DFILES=${list}"
+            -P ${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake
+    DEPENDS ${ARG_FILES} ${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake
+    COMMENT "${ARG_COMMENT}"
+    VERBATIM)
+endfunction()
