@@ -167,16 +167,23 @@ TEST_P(ApiTest, TasksTakeTheirMachineFromTheRunsProfile) {
   EXPECT_EQ(story["status"], "PENDING");
   Json epic = MustCall(*api_, "task.create", {{"run", run["id"]}, {"title", "e1"}, {"kind", "epic"}});
   EXPECT_EQ(epic["machine"], "stigmergy.epic");
-  MustCall(*api_, "task.set_status", {{"id", story["id"]}, {"status", "IN_PROGRESS"}});
-  ExpectRefused("task.set_status", {{"id", story["id"]}, {"status", "COMPLETE"}},
+  Json issue = MustCall(*api_, "task.create", {{"run", run["id"]}, {"title", "i1"}, {"kind", "issue"}});
+  EXPECT_EQ(issue["machine"], "stigmergy.issue");
+  EXPECT_EQ(issue["status"], "OPEN");
+  MustCall(*api_, "task.set_status", {{"id", issue["id"]}, {"status", "IN_PROGRESS"}});
+  ExpectRefused("task.set_status", {{"id", issue["id"]}, {"status", "OPEN"}},
                 StatusCode::kFailedPrecondition);
+  // A story moves only through the Stigmergy profile's operations.
+  Status s = Refused("task.set_status", {{"id", story["id"]}, {"status", "IN_PROGRESS"}},
+                     StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("stigmergy.story"), std::string::npos) << s.message();
   ExpectRefused("task.create", {{"run", run["id"]}, {"title", "dup"}, {"key", "1.1"}},
                 StatusCode::kAlreadyExists);
   ExpectRefused("task.create", {{"run", run["id"]}, {"title", "x"}, {"kind", "todo"}},
                 StatusCode::kInvalidArgument);
   Json listed = MustCall(*api_, "task.list", {{"run", run["id"]}, {"status", "IN_PROGRESS"}});
   ASSERT_EQ(listed["tasks"].size(), 1u);
-  EXPECT_EQ(listed["tasks"][0]["id"], story["id"]);
+  EXPECT_EQ(listed["tasks"][0]["id"], issue["id"]);
 }
 
 TEST_P(ApiTest, SchemaViolationsNameThePathAndRule) {
