@@ -178,8 +178,8 @@ TEST_P(QuestionTest, InvalidAnswersAreRefusedAndChangeNothing) {
   // A multi-select takes several; free text alone is an answer too.
   MustCall(*api_, "question.answer", {{"id", multi}, {"choices", {"ham", "leek"}}}, Human());
   MustCall(*api_, "question.answer", {{"id", single}, {"text", "purple, actually"}}, Human());
-  Refused(*api_, "question.answer", {{"id", single}, {"choices", {"red"}}},
-          StatusCode::kFailedPrecondition, Human());
+  (void)Refused(*api_, "question.answer", {{"id", single}, {"choices", {"red"}}},
+                StatusCode::kFailedPrecondition, Human());
 }
 
 TEST_P(QuestionTest, TheRunWaitsUntilItsLastOpenQuestionIsAnswered) {
@@ -362,8 +362,8 @@ TEST_P(QuestionTest, ADecisionIsOneLedgerRow) {
   EXPECT_EQ(list[1]["note"], "tests fail");
   Json events = MustCall(*api_, "ledger.events", {{"run", run}, {"kind", "decision"}})["events"];
   EXPECT_EQ(events.size(), 2u);
-  Refused(*api_, "approval.approve", {{"run", run}, {"subject", "execution"}},
-          StatusCode::kPermissionDenied, Agent("coder"));
+  (void)Refused(*api_, "approval.approve", {{"run", run}, {"subject", "execution"}},
+                StatusCode::kPermissionDenied, Agent("coder"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, QuestionTest, ::testing::Values("memory", "file", "file+group"),

@@ -527,8 +527,8 @@ TEST_F(SgaiProfile, TodoWriteTakesAnyStatusAsTheWholeListIsReplaced) {
 
 TEST_F(SgaiProfile, OnlyAHumanChangesTheInteractionMode) {
   const std::string run = StartRun(Goal(kPlannerCoder, "# Goal\nShip it.\n"));
-  Refused(*api_, "sgai.set", {{"run", run}, {"interaction_mode", "building"}},
-          StatusCode::kPermissionDenied, Coordinator());
+  (void)Refused(*api_, "sgai.set", {{"run", run}, {"interaction_mode", "building"}},
+                StatusCode::kPermissionDenied, Coordinator());
   MustCall(*api_, "sgai.set", {{"run", run}, {"interaction_mode", "building"}}, Human());
   EXPECT_EQ(State(run)["interactionMode"], "building");
 }
