@@ -10,6 +10,10 @@ PACKAGES=(
   libyaml-cpp-dev liblua5.4-dev libpq-dev libpqxx-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
+# scripts/test.sh also needs clang and its libFuzzer runtime (fuzz/).
+if [ "${BATON_SETUP_TESTS:-0}" = "1" ]; then
+  PACKAGES+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

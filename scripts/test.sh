@@ -2,7 +2,9 @@
 # Sets everything up and runs every test:
 #   1. the release build (build/): unit suites and the scenario tests that
 #      drive build/baton as separate processes;
-#   2. a Debug build with AddressSanitizer and UBSan (build-asan/): the unit
+#   2. the libFuzzer targets of fuzz/ (clang, build-fuzz/): each seed-format
+#      reader for a bounded number of inputs;
+#   3. a Debug build with AddressSanitizer and UBSan (build-asan/): the unit
 #      suites again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,9 +12,13 @@ jobs="$(nproc)"
 # Every result is checked against its output schema while testing.
 export BATON_CHECK_OUTPUT=1
 
-./scripts/setup.sh
+BATON_SETUP_TESTS=1 ./scripts/setup.sh
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs" --timeout 600)
+
+cmake -S fuzz -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+cmake --build build-fuzz -j"$jobs"
+(cd build-fuzz && ctest --output-on-failure -j"$jobs")
 
 if [ "${BATON_SKIP_ASAN:-0}" != "1" ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBATON_BUILD_BENCHMARKS=OFF >/dev/null
