@@ -2,8 +2,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
+#include "test_util.h"
+#include "util/atomic_file.h"
 #include "util/clock.h"
 #include "util/json_util.h"
 #include "util/sha256.h"
@@ -180,6 +183,57 @@ TEST(SubprocessTest, MissingProgramIsFailedPrecondition) {
   EXPECT_NE(r.status().message().find("cannot start baton-no-such-program-4711"), std::string::npos)
       << r.status().message();
   EXPECT_EQ(RunSubprocess({}).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace baton
+
+
+namespace baton {
+namespace {
+
+// ---- atomic_file ----------------------------------------------------------
+
+TEST(AtomicFileTest, ReplacesTheWholeFileAndLeavesNothingBehind) {
+  testing::TempDir dir;
+  const std::string path = dir.File("state.json");
+  ASSERT_TRUE(WriteFileAtomically(path, "old").ok());
+  ASSERT_TRUE(WriteFileAtomically(path, "new and longer").ok());
+  EXPECT_EQ(*ReadFile(path), "new and longer");
+  int entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) entries += e.exists();
+  EXPECT_EQ(entries, 1);
+}
+
+TEST(AtomicFileTest, AFailedWriteNamesThePathAndChangesNothing) {
+  testing::TempDir dir;
+  Status s = WriteFileAtomically(dir.File("missing/state.json"), "x");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(dir.File("missing")), std::string::npos) << s.ToString();
+  EXPECT_FALSE(std::filesystem::exists(dir.File("missing")));
+}
+
+TEST(AtomicFileTest, StaleTemporariesOfThatFileAloneAreRemoved) {
+  testing::TempDir dir;
+  const std::string path = dir.File("state.json");
+  ASSERT_TRUE(WriteFileAtomically(dir.File(".state.json.baton-tmp-1-2"), "torn").ok());
+  ASSERT_TRUE(WriteFileAtomically(dir.File(".other.json.baton-tmp-1-2"), "another's").ok());
+  Result<FolderLock> lock = FolderLock::Acquire(dir.path());
+  ASSERT_TRUE(lock.ok());
+  EXPECT_EQ(RemoveStaleTemporaries(path), 1);
+  EXPECT_TRUE(std::filesystem::exists(dir.File(".other.json.baton-tmp-1-2")));
+}
+
+TEST(AtomicFileTest, AFolderLockExcludesAnotherProcess) {
+  testing::TempDir dir;
+  Result<FolderLock> lock = FolderLock::Acquire(dir.path());
+  ASSERT_TRUE(lock.ok());
+  // A child trying the same lock without blocking fails while we hold it.
+  testing::ProcessResult held = testing::RunShell("flock -n " + dir.path() + " true");
+  EXPECT_NE(held.exit_code, 0);
+  { FolderLock released = std::move(*lock); }
+  testing::ProcessResult free = testing::RunShell("flock -n " + dir.path() + " true");
+  EXPECT_EQ(free.exit_code, 0);
 }
 
 }  // namespace

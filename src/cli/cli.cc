@@ -80,6 +80,7 @@ struct FixedArgs {
   std::string format = "text";
   std::string op;
   LogFilter log;
+  TransferArgs transfer;
 };
 
 // Registers the hand-written commands; each sets "run" when chosen.
@@ -127,6 +128,23 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
   log->add_option("--limit", filter->limit, "at most this many events");
   log->add_flag("--follow,-f", filter->follow, "keep printing new events until interrupted");
   log->callback([&run, &env, filter] { run = [&env, filter] { return env.Log(*filter); }; });
+
+  TransferArgs* t = &args.transfer;
+  auto* import = app.add_subcommand(
+      "import", "Create a run from a seed system's state file, or update one (--run)");
+  import->add_option("--format", t->format, "sgai, genie-wish, genie-board, graph, stigmergy, sinfonia")
+      ->required();
+  import->add_option("file", t->file, "the state file (- for standard input)")->required();
+  import->add_option("--run", t->run, "update this run instead of creating one");
+  import->add_option("--project", t->project, "the new run's project");
+  import->callback([&run, &env, t] { run = [&env, t] { return env.Import(*t); }; });
+
+  auto* exp = app.add_subcommand("export", "Write a run as a seed system's state file");
+  exp->add_option("--format", t->format, "sgai, genie-wish, genie-board, graph, stigmergy, sinfonia")
+      ->required();
+  exp->add_option("--run", t->run, "the run")->required();
+  exp->add_option("-o,--out", t->file, "write atomically to this file (default: standard output)");
+  exp->callback([&run, &env, t] { run = [&env, t] { return env.Export(*t); }; });
 }
 
 }  // namespace

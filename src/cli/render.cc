@@ -122,6 +122,26 @@ std::string StatusText(const Json& r) {
     out << "  " << run.value("id", "") << "  " << run.value("profile", "") << "  "
         << run.value("status", "") << "  " << run.value("title", "") << "\n";
   }
+  if (!r.value("open_questions", Json::array()).empty()) {
+    out << "open questions:\n";
+    for (const Json& q : r["open_questions"]) {
+      out << "  " << q.value("id", "") << "  " << (q["run_id"].is_string() ? q["run_id"].get<std::string>() : "-")
+          << "  " << q.value("asked_by", "") << ": " << q.value("question", "") << "\n";
+    }
+  }
+  if (!r.value("mirrors", Json::array()).empty()) {
+    out << "mirrors:\n";
+    for (const Json& m : r["mirrors"]) {
+      out << "  " << m.value("path", "") << "  " << m.value("format", "") << "  "
+          << m.value("run_id", "");
+      if (m.value("ok", true)) {
+        out << "  ok\n";
+      } else {
+        out << "  FAILED since " << m["failed_at"].get<std::string>() << ": "
+            << m["last_error"].get<std::string>() << "\n";
+      }
+    }
+  }
   return out.str();
 }
 

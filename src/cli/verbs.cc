@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cli/repo_scope.h"
+#include "util/atomic_file.h"
 
 namespace baton {
 namespace {
@@ -107,6 +108,10 @@ Result<Json> BuildInput(const VerbArgs& a) {
       }
     } else {
       ASSIGN_OR_RETURN(input[prop], ConvertScalar(type, a.scalars.at(prop), flag));
+      // A file the store will name from any process: made absolute here.
+      if (it.value().value("x-baton-path", false) && input[prop].is_string()) {
+        input[prop] = std::filesystem::absolute(input[prop].get<std::string>()).string();
+      }
     }
   }
   return input;
@@ -234,6 +239,45 @@ int CommandEnv::CallAndPrint(const std::string& op, const Json& input) {
   Result<Json> result = Call(op, input);
   if (!result.ok()) return ReportError(result.status(), g_.output);
   PrintResult(op, *result, g_.output);
+  return 0;
+}
+
+int CommandEnv::Import(const TransferArgs& t) {
+  Result<std::string> text = InternalError("not read");
+  std::string source = t.file;
+  if (t.file == "-") {
+    text = std::string((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    source = "<stdin>";
+  } else {
+    text = ReadFile(t.file);
+  }
+  if (!text.ok()) return ReportError(text.status(), g_.output);
+  Json input = {{"format", t.format}, {"content", *text}, {"source", source}};
+  if (!t.run.empty()) input["run"] = t.run;
+  if (!t.project.empty()) input["project"] = t.project;
+  return CallAndPrint("run.import", input);
+}
+
+int CommandEnv::Export(const TransferArgs& t) {
+  Result<Json> result = Call("run.export", Json{{"run", t.run}, {"format", t.format}});
+  if (!result.ok()) return ReportError(result.status(), g_.output);
+  for (const Json& note : (*result)["notes"]) {
+    std::cerr << "baton: note: " << note.get<std::string>() << "\n";
+  }
+  const std::string& text = (*result)["content"].get_ref<const std::string&>();
+  if (t.file.empty() || t.file == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return 0;
+  }
+  Status written = WriteFileAtomically(t.file, text);
+  if (!written.ok()) return ReportError(written, g_.output);
+  if (g_.output == "json") {
+    Json out = *result;
+    out.erase("content");
+    out["path"] = t.file;
+    std::cout << out.dump(2) << "\n";
+  }
   return 0;
 }
 

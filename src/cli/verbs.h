@@ -27,6 +27,14 @@ struct LogFilter {
   bool follow = false;
 };
 
+// `baton import` / `baton export`.
+struct TransferArgs {
+  std::string format;
+  std::string file;
+  std::string run;
+  std::string project;
+};
+
 // Where one generated verb's flags land.
 struct VerbArgs {
   const Operation* op = nullptr;
@@ -47,6 +55,11 @@ class CommandEnv {
   int ShowMachines(const std::string& name, const std::string& format);
   int ShowOps(const std::string& name);
   int Log(const LogFilter& filter);
+  // Reads the file and calls run.import; prints the result.
+  int Import(const TransferArgs& args);
+  // Calls run.export; writes the text to stdout or atomically to the file,
+  // and the writer's notes to stderr.
+  int Export(const TransferArgs& args);
 
   const GlobalOptions& globals() const { return g_; }
   // Storage for generated verbs; addresses stay valid.

@@ -45,6 +45,8 @@ Result<Json> ShowTask(OpContext& ctx, const Json& in);
 Result<Json> ListTasks(OpContext& ctx, const Json& in);
 Result<Json> SetTaskStatus(OpContext& ctx, const Json& in);
 Result<Json> LoadTask(Txn& txn, const std::string& id);
+// Every task of a run, by position, then creation.
+Result<std::vector<Json>> LoadRunTasks(Txn& txn, const std::string& run_id);
 
 // Column i as a JSON string, or null. Column i parsed as JSON, or "fallback"
 // when NULL or unparsable (stored JSON is ours, so that means NULL).

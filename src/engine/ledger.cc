@@ -52,6 +52,10 @@ std::string EventHash(int64_t seq, const std::string& time,
 }
 
 Result<int64_t> AppendEvent(OpContext& ctx, const EventInput& event) {
+  // A mirror's own report does not make the mirror due again.
+  if (!event.run_id.empty() && event.kind != "mirror.failed" && event.kind != "mirror.recovered") {
+    ctx.touched_runs.insert(event.run_id);
+  }
   ASSIGN_OR_RETURN(std::vector<Row> head,
                    ctx.txn.Query("SELECT seq, hash FROM ledger_head WHERE id = 1", {}));
   const int64_t seq = head.empty() ? 1 : head[0].Int(0) + 1;

@@ -8,6 +8,7 @@
 #define BATON_SRC_ENGINE_OP_CONTEXT_H_
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,9 @@ struct OpContext {
   std::string now;          // RFC 3339, fixed for the whole operation
   int64_t now_ms = 0;
   const StoreInfo* store = nullptr;
+  // Runs this operation appended events about (AppendEvent fills it): their
+  // seed-file mirrors are rewritten after the commit.
+  std::set<std::string> touched_runs;
 
   TransitionContext transition() const { return {op, actor.role}; }
 };

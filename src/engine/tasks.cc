@@ -80,6 +80,17 @@ Result<Json> LoadTask(Txn& txn, const std::string& id) {
   return TaskRowToJson(rows[0]);
 }
 
+Result<std::vector<Json>> LoadRunTasks(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query(std::string("SELECT ") + kTaskColumns +
+                                 " FROM tasks WHERE run_id = ? ORDER BY position, created_at, id",
+                             {SqlText(run_id)}));
+  std::vector<Json> tasks;
+  tasks.reserve(rows.size());
+  for (const Row& r : rows) tasks.push_back(TaskRowToJson(r));
+  return tasks;
+}
+
 Result<Json> CreateTask(OpContext& ctx, const Json& in) {
   Json run;
   std::string run_id;

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "model/json_schema.h"
+#include "util/atomic_file.h"
 #include "util/clock.h"
 #include "util/sha256.h"
 
@@ -129,6 +130,7 @@ Result<Json> Guarded(const Operation& op, F&& run) {
 
 Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& actor) {
   const std::string key = input.value("idempotency_key", "");
+  std::vector<MirrorTarget> mirrors;
   Result<Json> result = writer_->Submit([&](Txn& txn) -> Result<Json> {
     OpContext ctx = MakeContext(txn, actor, *machines_, op, &info_);
     // Keys are scoped by caller so that two agents cannot collide.
@@ -149,6 +151,9 @@ Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& 
       }
     }
     ASSIGN_OR_RETURN(Json result, Guarded(op, [&] { return op.handler(ctx, input); }));
+    if (!ctx.touched_runs.empty()) {
+      ASSIGN_OR_RETURN(mirrors, MirrorsOf(txn, {ctx.touched_runs.begin(), ctx.touched_runs.end()}));
+    }
     if (!key.empty()) {
       RETURN_IF_ERROR(txn.Exec("INSERT INTO idempotency (key, op, actor_id, request_hash, "
                                "result, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -159,8 +164,39 @@ Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& 
     }
     return result;
   });
-  if (result.ok()) NoteChange();
+  if (result.ok()) {
+    NoteChange();
+    if (!mirrors.empty()) WriteMirrors(mirrors);
+  }
   return result;
+}
+
+void Api::WriteMirrors(const std::vector<MirrorTarget>& mirrors) {
+  for (const MirrorTarget& m : mirrors) {
+    Status written = WriteMirror(m);
+    const std::string error = written.ok() ? "" : written.message();
+    if (error == m.last_error) continue;
+    // Reporting can fail only as any write can (the store is gone); the
+    // mirror is then retried at the run's next commit.
+    (void)Call("mirror.report", Json{{"path", m.path}, {"error", error}}, SystemActor());
+  }
+}
+
+Status Api::WriteMirror(const MirrorTarget& m) {
+  const std::string folder = std::filesystem::path(m.path).parent_path().string();
+  // Writers of one folder take turns, across processes, and each renders
+  // the run afresh under the lock: the last to write writes the newest state.
+  ASSIGN_OR_RETURN(FolderLock lock, FolderLock::Acquire(folder));
+  RemoveStaleTemporaries(m.path);
+  ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, AcquireReader());
+  Result<FormatOutput> out = InternalError("not rendered");
+  {
+    ASSIGN_OR_RETURN(std::unique_ptr<Txn> txn, conn->Begin(TxnMode::kRead));
+    out = RenderRun(*txn, m.run_id, m.format);
+  }
+  ReleaseReader(std::move(conn));
+  if (!out.ok()) return out.status();
+  return WriteFileAtomically(m.path, out->text);
 }
 
 Result<Json> Api::RunRead(const Operation& op, const Json& input, const Actor& actor) {

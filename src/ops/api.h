@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/imports.h"
 #include "engine/writer.h"
 #include "ops/registry.h"
 
@@ -66,6 +67,10 @@ class Api {
   Result<Json> RunRead(const Operation& op, const Json& input, const Actor& actor);
   Result<Json> RunWithoutStore(const Operation& op, const Json& input, const Actor& actor);
   Result<Json> RunProcedure(const Operation& op, const Json& input, const Actor& actor);
+  // Rewrites the seed-file mirrors a commit made due; a failure is reported
+  // (mirror.report), never returned: the commit stands.
+  void WriteMirrors(const std::vector<MirrorTarget>& mirrors);
+  Status WriteMirror(const MirrorTarget& mirror);
   bool WaitForChange(uint64_t* seen, int64_t deadline_ms);
   void NoteChange();
   class Runner;

@@ -202,6 +202,7 @@ Status RegisterQuestionOps(Registry& registry);
 Status RegisterStigmergyOps(Registry& registry);
 Status RegisterSinfoniaOps(Registry& registry);
 Status RegisterSgaiOps(Registry& registry);
+Status RegisterFormatOps(Registry& registry);
 
 Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(AddProjectOps(registry));
@@ -216,6 +217,7 @@ Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(RegisterStigmergyOps(registry));
   RETURN_IF_ERROR(RegisterSinfoniaOps(registry));
   RETURN_IF_ERROR(RegisterSgaiOps(registry));
+  RETURN_IF_ERROR(RegisterFormatOps(registry));
   return RegisterSystemOps(registry);
 }
 

@@ -99,6 +99,20 @@ Result<Json> StoreStatus(OpContext& ctx, const Json& in) {
                          {"created_at", r.Str(4)}});
   }
   out["open_questions"] = questions;
+  // Seed-file mirrors, failing ones with their error.
+  ASSIGN_OR_RETURN(std::vector<Row> mirrors,
+                   ctx.txn.Query("SELECT path, run_id, format, last_error, failed_at FROM mirrors "
+                                 "ORDER BY created_at, path LIMIT 200", {}));
+  Json list = Json::array();
+  for (const Row& r : mirrors) {
+    list.push_back({{"path", r.Str(0)},
+                    {"run_id", r.Str(1)},
+                    {"format", r.Str(2)},
+                    {"ok", r.IsNull(3)},
+                    {"last_error", r.IsNull(3) ? Json() : Json(r.Str(3))},
+                    {"failed_at", r.IsNull(4) ? Json() : Json(r.Str(4))}});
+  }
+  out["mirrors"] = list;
   return out;
 }
 
@@ -178,8 +192,10 @@ Status RegisterSystemOps(Registry& r) {
                                         {"counts", {{"type", "object"}}},
                                         {"ledger", {{"type", "object"}}},
                                         {"active_runs", {{"type", "array"}}},
-                                        {"open_questions", {{"type", "array"}}}}},
-                        {"required", {"store", "counts", "ledger", "active_runs", "open_questions"}}},
+                                        {"open_questions", {{"type", "array"}}},
+                                        {"mirrors", {{"type", "array"}}}}},
+                        {"required", {"store", "counts", "ledger", "active_runs", "open_questions",
+                                      "mirrors"}}},
       .handler = StoreStatus,
   });
 }

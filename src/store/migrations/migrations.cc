@@ -294,6 +294,17 @@ CREATE TABLE usage (
 );
 CREATE INDEX usage_run ON usage(run_id, agent, model)
 )SQL"},
+    {4, "seed-file mirrors", R"SQL(
+CREATE TABLE mirrors (
+  path TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  format TEXT NOT NULL,
+  last_error TEXT,
+  failed_at TEXT,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX mirrors_run ON mirrors(run_id)
+)SQL"},
 };
 
 // Splits a migration into statements. Migrations are ours, so a plain split

@@ -1,0 +1,127 @@
+#include "util/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <filesystem>
+#include <random>
+
+namespace baton {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Crash tests set BATON_TEST_PAUSE_MID_WRITE_MS to hold a write half done,
+// so that a kill lands inside it every time.
+int PauseMidWriteMillis() {
+  static const int ms = [] {
+    const char* v = std::getenv("BATON_TEST_PAUSE_MID_WRITE_MS");
+    return v == nullptr ? 0 : std::atoi(v);
+  }();
+  return ms;
+}
+
+std::string Errno(const std::string& what, const std::string& path) {
+  return what + " " + path + ": " + std::strerror(errno);
+}
+
+std::string TempPrefix(const fs::path& target) {
+  return "." + target.filename().string() + ".baton-tmp-";
+}
+
+std::string FolderOf(const fs::path& target) {
+  const fs::path parent = target.parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+Status SyncFolder(const std::string& folder) {
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return InternalError(Errno("opening folder", folder));
+  const int rc = ::fsync(fd);
+  const int saved = errno;
+  ::close(fd);
+  errno = saved;
+  if (rc != 0) return InternalError(Errno("fsync of folder", folder));
+  return Status();
+}
+
+}  // namespace
+
+Status WriteFileAtomically(const std::string& path, std::string_view text) {
+  const fs::path target(path);
+  if (target.filename().empty()) return InvalidArgumentError("path: \"" + path + "\" names no file");
+  const std::string folder = FolderOf(target);
+  std::random_device rd;
+  const std::string tmp = (fs::path(folder) / (TempPrefix(target) + std::to_string(::getpid()) +
+                                               "-" + std::to_string(rd())))
+                              .string();
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return InternalError(Errno("creating", tmp));
+  auto fail = [&](const std::string& message) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return InternalError(message);
+  };
+  bool paused = PauseMidWriteMillis() <= 0;
+  for (size_t done = 0; done < text.size();) {
+    const size_t half = text.size() / 2;
+    if (!paused && done >= half) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(PauseMidWriteMillis()));
+      paused = true;
+    }
+    const size_t end = paused ? text.size() : half;
+    const ssize_t n = ::write(fd, text.data() + done, std::max<size_t>(end - done, 1));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(Errno("writing", tmp));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) return fail(Errno("fsync of", tmp));
+  if (::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    return InternalError(Errno("closing", tmp));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string message = Errno("renaming " + tmp + " to", path);
+    ::unlink(tmp.c_str());
+    return InternalError(message);
+  }
+  return SyncFolder(folder);
+}
+
+Result<FolderLock> FolderLock::Acquire(const std::string& folder) {
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return InternalError(Errno("opening folder", folder));
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    const std::string message = Errno("locking folder", folder);
+    ::close(fd);
+    return InternalError(message);
+  }
+  return FolderLock(fd);
+}
+
+FolderLock::~FolderLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
+
+int RemoveStaleTemporaries(const std::string& path) {
+  const fs::path target(path);
+  const std::string prefix = TempPrefix(target);
+  std::error_code ec;
+  int removed = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(FolderOf(target), ec)) {
+    if (e.path().filename().string().rfind(prefix, 0) == 0 && fs::remove(e.path(), ec)) ++removed;
+  }
+  return removed;
+}
+
+}  // namespace baton

@@ -1,0 +1,45 @@
+// File: atomic_file.h
+//
+// Durable whole-file replacement, for seed-file mirrors and `baton export
+// -o`: the text goes to a unique temporary file in the same folder, which is
+// fsynced, renamed over the target, and the folder fsynced — so a reader
+// sees the old file or the new one, never a torn one, and once the call
+// returns a power cut loses neither the file nor its name.
+
+#ifndef BATON_SRC_UTIL_ATOMIC_FILE_H_
+#define BATON_SRC_UTIL_ATOMIC_FILE_H_
+
+#include <string>
+#include <string_view>
+
+#include "baton/status.h"
+
+namespace baton {
+
+// Temporary files are named ".<name>.baton-tmp-<pid>-<random>" beside
+// "path". On failure the temporary file is removed and the target is left
+// as it was; the error names the path and the step that failed. (Crash
+// tests set BATON_TEST_PAUSE_MID_WRITE_MS to hold every write half done.)
+Status WriteFileAtomically(const std::string& path, std::string_view text);
+
+// An exclusive flock(2) on a folder, held for the object's life: writers of
+// the same folder's mirrors take it in turn, across processes.
+class FolderLock {
+ public:
+  static Result<FolderLock> Acquire(const std::string& folder);
+  FolderLock(FolderLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  FolderLock& operator=(FolderLock&&) = delete;
+  ~FolderLock();
+
+ private:
+  explicit FolderLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+// Removes the temporary files a killed writer left beside "path". Call it
+// only while holding the folder's FolderLock. Returns how many it removed.
+int RemoveStaleTemporaries(const std::string& path);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_UTIL_ATOMIC_FILE_H_
