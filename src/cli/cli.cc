@@ -134,7 +134,10 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
       "import", "Create a run from a seed system's state file, or update one (--run)");
   import->add_option("--format", t->format, "sgai, genie-wish, genie-board, graph, stigmergy, sinfonia")
       ->required();
-  import->add_option("file", t->file, "the state file (- for standard input)")->required();
+  import->add_option("file", t->file,
+                     "the state file (- for standard input); for sinfonia also a session "
+                     "folder: workflow.md and its hand-off envelopes")
+      ->required();
   import->add_option("--run", t->run, "update this run instead of creating one");
   import->add_option("--project", t->project, "the new run's project");
   import->callback([&run, &env, t] { run = [&env, t] { return env.Import(*t); }; });

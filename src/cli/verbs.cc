@@ -248,11 +248,49 @@ int CommandEnv::Import(const TransferArgs& t) {
   if (t.file == "-") {
     text = std::string((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     source = "<stdin>";
+  } else if (std::filesystem::is_directory(t.file)) {
+    if (t.format != "sinfonia") {
+      return ReportError(InvalidArgumentError(t.file + " is a folder; only --format sinfonia "
+                                              "reads a session folder"),
+                         g_.output);
+    }
+    return ImportSinfoniaFolder(t);
   } else {
     text = ReadFile(t.file);
   }
   if (!text.ok()) return ReportError(text.status(), g_.output);
   Json input = {{"format", t.format}, {"content", *text}, {"source", source}};
+  if (!t.run.empty()) input["run"] = t.run;
+  if (!t.project.empty()) input["project"] = t.project;
+  return CallAndPrint("run.import", input);
+}
+
+// A Sinfonia session folder: its workflow.md, and every other .md file in it
+// as a hand-off envelope, in name order.
+int CommandEnv::ImportSinfoniaFolder(const TransferArgs& t) {
+  namespace fs = std::filesystem;
+  const fs::path folder(t.file);
+  Result<std::string> index = ReadFile((folder / "workflow.md").string());
+  if (!index.ok()) return ReportError(index.status(), g_.output);
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
+    if (e.is_regular_file() && e.path().extension() == ".md" &&
+        e.path().filename() != "workflow.md") {
+      files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  Json envelopes = Json::array();
+  for (const fs::path& f : files) {
+    Result<std::string> text = ReadFile(f.string());
+    if (!text.ok()) return ReportError(text.status(), g_.output);
+    envelopes.push_back({{"name", f.string()}, {"content", *text}});
+  }
+  Json input = {{"format", "sinfonia"},
+                {"content", *index},
+                {"source", (folder / "workflow.md").string()},
+                {"envelopes", envelopes}};
   if (!t.run.empty()) input["run"] = t.run;
   if (!t.project.empty()) input["project"] = t.project;
   return CallAndPrint("run.import", input);

@@ -57,6 +57,7 @@ class CommandEnv {
   int Log(const LogFilter& filter);
   // Reads the file and calls run.import; prints the result.
   int Import(const TransferArgs& args);
+  int ImportSinfoniaFolder(const TransferArgs& args);
   // Calls run.export; writes the text to stdout or atomically to the file,
   // and the writer's notes to stderr.
   int Export(const TransferArgs& args);

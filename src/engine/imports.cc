@@ -8,6 +8,7 @@
 
 #include "engine/core_services.h"
 #include "engine/ledger.h"
+#include "formats/sinfonia_envelope.h"
 #include "model/profile.h"
 #include "util/clock.h"
 #include "util/sha256.h"
@@ -718,6 +719,18 @@ Result<Json> ImportRunOp(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(const Format* f, FindFormat(format));
   const std::string source = in.value("source", std::string(f->file));
   ASSIGN_OR_RETURN(RunImage image, f->read(content, source));
+  if (in.contains("envelopes")) {
+    if (std::string(f->name) != "sinfonia") {
+      return InvalidArgumentError("envelopes: only the sinfonia format has hand-off envelopes");
+    }
+    const Json& envelopes = in["envelopes"];
+    for (size_t i = 0; i < envelopes.size(); ++i) {
+      const std::string name = envelopes[i].at("name").get<std::string>();
+      ASSIGN_OR_RETURN(Json handoff,
+                       ReadSinfoniaEnvelope(envelopes[i].at("content").get<std::string>(), name));
+      image["handoffs"].push_back(std::move(handoff));
+    }
+  }
   ImportRequest request{.format = f->name,
                         .source = source,
                         .sha256 = Sha256Hex(content),
