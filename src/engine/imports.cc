@@ -124,7 +124,8 @@ Result<Json> ExportMessages(Txn& txn, const std::string& run_id) {
                    {"read", r.Int(3) != 0},
                    {"read_at", RowTextOrNull(r, 4)},
                    {"read_by", RowTextOrNull(r, 5)},
-                   {"created_at", r.Str(6)},
+                   // Empty: the imported file did not say.
+                   {"created_at", r.Str(6).empty() ? Json() : Json(r.Str(6))},
                    {"meta", RowJsonOr(r, 7, Json::object())}});
   }
   return out;
@@ -253,7 +254,8 @@ std::string Fingerprint(std::string_view list, const Json& item) {
     return s("agent") + "\n" + s("model") + "\n" + s("step_id") + "\n" + s("time") + "\n" +
            CanonicalJson(item.value("tokens", Json()));
   }
-  return s("id");  // sessions, handoffs, questions
+  if (list == "questions") return s("message") + "\n" + CanonicalJson(item.value("questions", Json()));
+  return s("id");  // sessions, handoffs
 }
 
 class Importer {
@@ -358,6 +360,10 @@ Status Importer::WriteRun() {
                                    " run — import it as a new run");
   }
   if (current_["project_id"].is_string()) project_id_ = current_["project_id"].get<std::string>();
+  // The file's fields replace the run's; fields only baton keeps (an sgai
+  // run's GOAL.md flow, say) stay.
+  Json merged = current_["meta"].is_object() ? current_["meta"] : Json::object();
+  for (const auto& [k, v] : meta.items()) merged[k] = v;
   if (current_["status"] != status) {
     status_changes_.push_back({{"ref", "run"}, {"from", current_["status"]}, {"to", status}});
   }
@@ -365,7 +371,7 @@ Status Importer::WriteRun() {
       .Exec("UPDATE runs SET status = ?, title = ?, cursor = ?, cursor_index = ?, context = ?, "
             "meta = ?, version = version + 1, updated_at = ? WHERE id = ?",
             {SqlText(status), SqlText(Str(run_, "title")), cursor, cursor_index,
-             SqlText(CanonicalJson(context)), SqlText(CanonicalJson(meta)), SqlText(updated),
+             SqlText(CanonicalJson(context)), SqlText(CanonicalJson(merged)), SqlText(updated),
              SqlText(run_id_)})
       .status();
 }

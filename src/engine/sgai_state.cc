@@ -1,14 +1,16 @@
-// The sgai profile's lists and documents: todos (opencode's todowrite),
-// usage and its rollup, and the workflow in .sgai/state.json's shape.
-// See sgai.h.
+// The sgai profile's lists: todos (opencode's todowrite) and usage; the
+// workflow in .sgai/state.json's shape is rendered by the sgai format
+// (formats/sgai_format.h). See sgai.h.
 
 #include <map>
 #include <set>
 
 #include "engine/core_services.h"
+#include "engine/imports.h"
 #include "engine/ledger.h"
 #include "engine/sgai.h"
 #include "engine/task_graph.h"
+#include "formats/sgai_format.h"
 
 namespace baton {
 namespace sgai_internal {
@@ -121,115 +123,6 @@ Status CreateTodo(OpContext& ctx, const std::string& run_id, const std::string& 
   return MoveTodo(ctx, task, item.value("status", "pending"), index);
 }
 
-Json Tokens(int64_t input, int64_t output, int64_t reasoning, int64_t cache_read,
-            int64_t cache_write) {
-  return {{"input", input},
-          {"output", output},
-          {"reasoning", reasoning},
-          {"cacheRead", cache_read},
-          {"cacheWrite", cache_write}};
-}
-
-void AddTokens(Json& into, const Json& more) {
-  for (const char* k : {"input", "output", "reasoning", "cacheRead", "cacheWrite"}) {
-    into[k] = into[k].get<int64_t>() + more[k].get<int64_t>();
-  }
-}
-
-Result<Json> CostRollup(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT agent, model, step_id, session_id, cost, input_tokens, "
-                             "output_tokens, reasoning_tokens, cache_read_tokens, "
-                             "cache_write_tokens, created_at, seq FROM usage WHERE run_id = ? "
-                             "ORDER BY seq",
-                             {SqlText(run_id)}));
-  Json cost = {{"totalCost", 0.0}, {"totalTokens", Tokens(0, 0, 0, 0, 0)}, {"byAgent", Json()}};
-  if (rows.empty()) return cost;
-  Json by_agent = Json::array();
-  std::map<std::string, size_t> index;
-  double total = 0;
-  for (const Row& r : rows) {
-    const std::string agent = r.Str(0);
-    const double c = r.Real(4);
-    const Json tokens = Tokens(r.Int(5), r.Int(6), r.Int(7), r.Int(8), r.Int(9));
-    Json step = {{"stepId", r.Str(2).empty() ? "usage-" + std::to_string(r.Int(11)) : r.Str(2)},
-                 {"agent", agent},
-                 {"model", r.Str(1)},
-                 {"cost", c},
-                 {"tokens", tokens},
-                 {"timestamp", r.Str(10)}};
-    if (!r.Str(3).empty()) step["sessionId"] = r.Str(3);
-    if (!index.contains(agent)) {
-      index[agent] = by_agent.size();
-      by_agent.push_back({{"agent", agent},
-                          {"cost", 0.0},
-                          {"tokens", Tokens(0, 0, 0, 0, 0)},
-                          {"steps", Json::array()}});
-    }
-    Json& a = by_agent[index[agent]];
-    a["cost"] = a["cost"].get<double>() + c;
-    AddTokens(a["tokens"], tokens);
-    a["steps"].push_back(step);
-    total += c;
-    AddTokens(cost["totalTokens"], tokens);
-  }
-  cost["totalCost"] = total;
-  cost["byAgent"] = by_agent;
-  return cost;
-}
-
-Result<Json> Progress(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(Json events, ListEvents(txn, {.run_id = run_id, .limit = int64_t{1} << 40}));
-  Json progress = Json::array();
-  for (const Json& e : events) {
-    if (e["kind"] == "run.progress") {
-      progress.push_back({{"timestamp", e["time"]},
-                          {"agent", e["payload"].value("agent", e["actor"].value("id", ""))},
-                          {"description", e["payload"].value("description", "")}});
-    } else if (e["kind"] == "sgai.handoff") {
-      // sgai's runner logs each hand-off as progress of agent "sgai".
-      progress.push_back({{"timestamp", e["time"]},
-                          {"agent", "sgai"},
-                          {"description", "Handing off to " + e["payload"].value("to", "")}});
-    }
-  }
-  return progress;
-}
-
-Result<Json> Messages(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT sender, recipient, body, read, read_at, read_by, created_at "
-                             "FROM messages WHERE run_id = ? ORDER BY seq",
-                             {SqlText(run_id)}));
-  Json list = Json::array();
-  int64_t id = 0;
-  for (const Row& r : rows) {
-    Json m = {{"id", ++id},       {"fromAgent", r.Str(0)}, {"toAgent", r.Str(1)},
-              {"body", r.Str(2)}, {"read", r.Int(3) != 0}, {"createdAt", r.Str(6)}};
-    if (!r.IsNull(4)) m["readAt"] = r.Str(4);
-    if (!r.IsNull(5)) m["readBy"] = r.Str(5);
-    list.push_back(m);
-  }
-  return list;
-}
-
-// humanMessage / multiChoiceQuestion of the run's newest open question.
-Status AddOpenQuestion(Txn& txn, const std::string& run_id, Json& state) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT message, questions, work_gate FROM questions "
-                             "WHERE run_id = ? AND status = 'open' ORDER BY seq DESC LIMIT 1",
-                             {SqlText(run_id)}));
-  if (rows.empty()) return Status();
-  if (!rows[0].Str(0).empty()) state["humanMessage"] = rows[0].Str(0);
-  Json questions = RowJsonOr(rows[0], 1, Json::array());
-  if (!questions.empty()) {
-    Json mc = {{"questions", questions}};
-    if (rows[0].Int(2) != 0) mc["isWorkGate"] = true;
-    state["multiChoiceQuestion"] = mc;
-  }
-  return Status();
-}
-
 Json TodoJsonList(const std::vector<Json>& todos) {
   Json list = Json::array();
   for (const Json& t : todos) list.push_back(TodoToSgai(t));
@@ -331,30 +224,9 @@ Result<Json> SgaiUsageAdd(OpContext& ctx, const Json& in) {
 
 Result<Json> SgaiState(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
-  const std::string run_id = run["id"].get<std::string>();
-  const Json& m = run["meta"];
-  const std::string current = m["currentAgent"].get<std::string>();
-  Json state = {{"status", run["status"]},
-                {"task", m["task"]},
-                {"goalChecksum", m["goalChecksum"]},
-                {"visitCounts", m["visitCounts"]},
-                {"currentAgent", current},
-                {"agentSequence", m["agentSequence"]},
-                {"sessionId", m["sessionId"]},
-                {"interactionMode", m["interactionMode"]},
-                {"modelStatuses", m["modelStatuses"]},
-                {"currentModel", m["currentModel"]},
-                {"summary", m["summary"]},
-                {"summaryManual", m["summaryManual"]}};
-  ASSIGN_OR_RETURN(state["progress"], Progress(ctx.txn, run_id));
-  ASSIGN_OR_RETURN(state["messages"], Messages(ctx.txn, run_id));
-  RETURN_IF_ERROR(AddOpenQuestion(ctx.txn, run_id, state));
-  ASSIGN_OR_RETURN(std::vector<Json> todos, CurrentTodos(ctx.txn, run_id, current, false));
-  ASSIGN_OR_RETURN(std::vector<Json> project, CurrentTodos(ctx.txn, run_id, "", true));
-  state["todos"] = TodoJsonList(todos);
-  state["projectTodos"] = TodoJsonList(project);
-  ASSIGN_OR_RETURN(state["cost"], CostRollup(ctx.txn, run_id));
-  return state;
+  ASSIGN_OR_RETURN(RunImage image, ExportImage(ctx.txn, run["id"].get<std::string>()));
+  // One renderer of state.json: the sgai format's (formats/sgai_format.h).
+  return Json(SgaiDocument(image, nullptr));
 }
 
 }  // namespace baton
