@@ -8,6 +8,7 @@
 
 #include "engine/core_services.h"
 #include "engine/ledger.h"
+#include "formats/lifecycle.h"
 #include "formats/sinfonia_envelope.h"
 #include "model/profile.h"
 #include "util/clock.h"
@@ -629,12 +630,32 @@ Status Importer::WriteUsage() {
 }
 
 // An open question in the file is open again here: the run waits as the
-// file says, and the answer returns it to where it was before.
+// file says, and the answer returns it to where it was before — for a run
+// the file says waits, its profile's active status. A run that waits with
+// no question in the file gets one, or nothing could ever release it.
 Status Importer::WriteQuestions() {
   const std::string status = Str(run_, "status");
-  const std::string before =
-      status == profile_->waiting_status ? machine_->initial() : status;
-  for (const Json& q : ListOf(image_, "questions")) {
+  const bool waiting = status == profile_->waiting_status;
+  const std::string before = waiting ? StatusFor(machine_->name(), Phase::kActive) : status;
+  Json questions_in = ListOf(image_, "questions");
+  if (waiting && questions_in.empty() && !created_) {
+    ASSIGN_OR_RETURN(std::vector<Row> open,
+                     ctx_.txn.Query("SELECT 1 FROM questions WHERE run_id = ? AND status = 'open'",
+                                    {SqlText(run_id_)}));
+    if (!open.empty()) return Status();
+  }
+  if (waiting && questions_in.empty()) {
+    questions_in.push_back(
+        {{"message", "The imported " + request_.format + " file says this run waits for a human (" +
+                         status + "); answer to let it go on."},
+         {"questions", Json::array({{{"question", "Let the run go on?"},
+                                     {"choices", Json::array({"go on"})},
+                                     {"multiSelect", false}}})},
+         {"asked_by", "baton"}});
+    notes_.push_back("questions: the file's run waits for a human without a question; one was "
+                     "opened so that an answer releases it");
+  }
+  for (const Json& q : questions_in) {
     if (Str(q, "status", "open") != "open" || Seen("questions", q)) continue;
     const Json questions = q.value("questions", Json::array());
     const std::string id =

@@ -4,9 +4,11 @@
 
 #include "engine/approvals.h"
 #include "engine/core_services.h"
+#include "engine/imports.h"
 #include "engine/ledger.h"
 #include "engine/questions.h"
 #include "engine/task_graph.h"
+#include "formats/stigmergy_format.h"
 
 namespace baton {
 namespace {
@@ -739,28 +741,10 @@ Result<Json> StigmergyNext(OpContext& ctx, const Json& in) {
 
 Result<Json> StigmergyState(OpContext& ctx, const Json& in) {
   const std::string run_id = in.at("run").get<std::string>();
-  ASSIGN_OR_RETURN(Snapshot snap, LoadSnapshot(ctx.txn, run_id));
-  ASSIGN_OR_RETURN(
-      Json events,
-      ListEvents(ctx.txn, {.run_id = run_id, .kind = kHistoryKind, .limit = 1000000000}));
-  Json history = Json::array();
-  for (const Json& e : events) {
-    history.push_back({{"seq", e["seq"]},
-                       {"timestamp", e["time"]},
-                       {"agent_id", e["payload"].value("agent_id", Str(e["actor"], "id"))},
-                       {"signal", e["payload"].value("system_signal", "")},
-                       {"summary", e["summary"]},
-                       {"files_modified", e["files"]}});
-  }
-  const Json& meta = snap.run["meta"];
-  return Json{{"schema_version", meta.value("schema_version", "2.0")},
-              {"project_name", meta.value("project_name", Str(snap.run, "title"))},
-              {"autonomy_mode", Mode(snap.run)},
-              {"project_status", Str(snap.run, "status")},
-              {"system_signal", Signal(snap.run)},
-              {"project_manifest", {{"epics", snap.epics}}},
-              {"history", history},
-              {"issue_log", snap.issues}};
+  RETURN_IF_ERROR(LoadProject(ctx.txn, run_id).status());
+  ASSIGN_OR_RETURN(RunImage image, ExportImage(ctx.txn, run_id));
+  // One renderer of .ai/state.json: the stigmergy format's.
+  return Json(StigmergyDocument(image, nullptr));
 }
 
 }  // namespace baton
