@@ -42,7 +42,7 @@ std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit) {
 
 Json MustCall(Api& api, const std::string& op, const Json& input, const Actor& actor) {
   Result<Json> r = api.Call(op, input, actor);
-  EXPECT_TRUE(r.ok()) << op << " " << input.dump() << ": " << r.status().ToString();
+  EXPECT_TRUE(r.ok()) << op << " " << DumpJson(input) << ": " << r.status().ToString();
   return r.ok() ? *r : Json();
 }
 
@@ -56,8 +56,8 @@ Status Refused(Api& api, const std::string& op, const Json& input, StatusCode co
                const Actor& actor) {
   const int64_t before = LedgerLength(api);
   Result<Json> r = api.Call(op, input, actor);
-  EXPECT_FALSE(r.ok()) << op << " " << input.dump() << " unexpectedly succeeded";
-  EXPECT_EQ(r.status().code(), code) << op << " " << input.dump() << ": " << r.status().ToString();
+  EXPECT_FALSE(r.ok()) << op << " " << DumpJson(input) << " unexpectedly succeeded";
+  EXPECT_EQ(r.status().code(), code) << op << " " << DumpJson(input) << ": " << r.status().ToString();
   EXPECT_EQ(LedgerLength(api), before) << op << " changed the ledger although refused";
   return r.status();
 }

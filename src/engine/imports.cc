@@ -276,6 +276,7 @@ class Importer {
   Status WriteSessionsAndHandoffs();
   Status WriteUsage();
   Status WriteQuestions();
+  Status RegisterWish();
   std::string Time(const Json& item, const char* key) const {
     const std::string t = Str(item, key);
     return t.empty() ? ctx_.now : t;
@@ -676,6 +677,29 @@ Status Importer::WriteQuestions() {
   return Status();
 }
 
+// A Genie wish state is a wish: registered under its slug, so the wish
+// operations find it, unless that slug is already another run's.
+Status Importer::RegisterWish() {
+  if (!created_ || request_.format != "genie-wish") return Status();
+  const Json meta = ObjectOr(run_, "meta");
+  const std::string slug = Str(meta, "slug");
+  if (slug.empty()) return Status();
+  ASSIGN_OR_RETURN(int64_t n,
+                   ctx_.txn.Exec("INSERT INTO wishes (project_key, slug, run_id, wish_file, "
+                                 "signature, created_at) VALUES (?, ?, ?, ?, ?, ?) "
+                                 "ON CONFLICT DO NOTHING",
+                                 {SqlText(project_id_), SqlText(slug), SqlText(run_id_),
+                                  Str(meta, "wish_file").empty() ? SqlNull()
+                                                                 : SqlText(Str(meta, "wish_file")),
+                                  SqlText(Str(meta, "groupsSignature")),
+                                  SqlText(Time(run_, "created_at"))}));
+  if (n == 0) {
+    notes_.push_back("wish: the slug \"" + slug +
+                     "\" is already another run's wish; this run is not registered under it");
+  }
+  return Status();
+}
+
 Result<Json> Importer::Run() {
   RETURN_IF_ERROR(CheckRun());
   RETURN_IF_ERROR(WriteRun());
@@ -692,6 +716,7 @@ Result<Json> Importer::Run() {
   RETURN_IF_ERROR(WriteSessionsAndHandoffs());
   RETURN_IF_ERROR(WriteUsage());
   RETURN_IF_ERROR(WriteQuestions());
+  RETURN_IF_ERROR(RegisterWish());
   ASSIGN_OR_RETURN(
       int64_t seq,
       AppendEvent(ctx_, {.run_id = run_id_,

@@ -7,8 +7,10 @@
 #include <set>
 
 #include "engine/core_services.h"
+#include "engine/imports.h"
 #include "engine/ledger.h"
 #include "engine/task_graph.h"
+#include "formats/genie_format.h"
 #include "model/wish_md.h"
 #include "util/sha256.h"
 
@@ -114,31 +116,11 @@ std::vector<std::string> UnmetDependencies(const std::vector<StoredGroup>& group
   return unmet;
 }
 
-Json StatusJson(const StoredWish& wish, const Json& run, const std::vector<StoredGroup>& groups) {
-  Json out_groups = Json::object();
-  std::string updated = run["updated_at"].get<std::string>();
-  for (const StoredGroup& g : groups) {
-    const Json& meta = g.task["meta"];
-    Json entry{{"status", g.status}, {"dependsOn", g.depends_on}, {"task_id", g.task_id},
-               {"title", g.task["title"]}};
-    if (!g.task["assignee"].is_null()) entry["assignee"] = g.task["assignee"];
-    for (const char* key : {"startedAt", "completedAt"}) {
-      if (meta.contains(key)) entry[key] = meta[key];
-    }
-    if (!g.task["blocked_reason"].is_null()) entry["blocked_reason"] = g.task["blocked_reason"];
-    out_groups[g.name] = entry;
-    updated = std::max(updated, g.task["updated_at"].get<std::string>());
-  }
-  return Json{{"wish", wish.slug},       {"run_id", wish.run_id},
-              {"title", run["title"]},   {"wish_file", wish.wish_file},
-              {"signature", wish.signature}, {"groups", out_groups},
-              {"createdAt", wish.created_at}, {"updatedAt", updated}};
-}
-
+// Genie's WishState with baton's fields, rendered by the genie-wish format
+// (formats/genie_format.h), so the file and the operation agree.
 Result<Json> CurrentStatus(OpContext& ctx, const StoredWish& wish) {
-  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, wish.run_id));
-  ASSIGN_OR_RETURN(std::vector<StoredGroup> groups, LoadGroups(ctx, wish.run_id));
-  return StatusJson(wish, run, groups);
+  ASSIGN_OR_RETURN(RunImage image, ExportImage(ctx.txn, wish.run_id));
+  return WishStateDocument(image);
 }
 
 // Groups and title from the input: "groups" JSON, "markdown" text or a WISH.md

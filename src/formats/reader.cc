@@ -182,7 +182,8 @@ Result<std::optional<int64_t>> ObjectReader::OptInt(std::string_view key) {
   if (v == nullptr) return std::optional<int64_t>();
   if (v->is_number_float()) {
     const double d = v->get<double>();
-    if (d != static_cast<double>(static_cast<int64_t>(d)) || d > 9.0e18 || d < -9.0e18) {
+    // The range first: casting a double outside int64_t's is undefined.
+    if (!(d >= -9.0e18 && d <= 9.0e18) || d != static_cast<double>(static_cast<int64_t>(d))) {
       return Error(key, "must be an integer, not " + v->dump());
     }
     return std::optional<int64_t>(static_cast<int64_t>(d));
