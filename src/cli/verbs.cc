@@ -110,7 +110,14 @@ Result<Json> BuildInput(const VerbArgs& a) {
       ASSIGN_OR_RETURN(input[prop], ConvertScalar(type, a.scalars.at(prop), flag));
       // A file the store will name from any process: made absolute here.
       if (it.value().value("x-baton-path", false) && input[prop].is_string()) {
-        input[prop] = std::filesystem::absolute(input[prop].get<std::string>()).string();
+        const std::string given = input[prop].get<std::string>();
+        std::error_code ec;
+        const std::filesystem::path abs = std::filesystem::absolute(given, ec);
+        if (given.empty() || ec) {
+          return InvalidArgumentError(flag + ": \"" + given + "\" is not a usable path" +
+                                      (ec ? ": " + ec.message() : ""));
+        }
+        input[prop] = abs.lexically_normal().string();
       }
     }
   }
@@ -274,11 +281,15 @@ int CommandEnv::ImportSinfoniaFolder(const TransferArgs& t) {
   if (!index.ok()) return ReportError(index.status(), g_.output);
   std::vector<fs::path> files;
   std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
-    if (e.is_regular_file() && e.path().extension() == ".md" &&
-        e.path().filename() != "workflow.md") {
-      files.push_back(e.path());
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) && it->path().extension() == ".md" &&
+        it->path().filename() != "workflow.md") {
+      files.push_back(it->path());
     }
+  }
+  if (ec) {
+    return ReportError(InternalError("reading the folder " + t.file + ": " + ec.message()),
+                       g_.output);
   }
   std::sort(files.begin(), files.end());
   Json envelopes = Json::array();
@@ -308,7 +319,13 @@ int CommandEnv::Export(const TransferArgs& t) {
     std::cout.flush();
     return 0;
   }
-  Status written = WriteFileAtomically(t.file, text);
+  // Mirror writers of the same folder take this lock too (and clear stale
+  // temporary files under it).
+  std::error_code ec;
+  const std::filesystem::path out = std::filesystem::absolute(t.file, ec);
+  Result<FolderLock> lock = FolderLock::Acquire(out.parent_path().string());
+  if (!lock.ok()) return ReportError(lock.status(), g_.output);
+  Status written = WriteFileAtomically(out.string(), text);
   if (!written.ok()) return ReportError(written, g_.output);
   if (g_.output == "json") {
     Json out = *result;

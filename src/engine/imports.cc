@@ -268,6 +268,7 @@ class Importer {
 
  private:
   Status CheckRun();
+  Json MergedMeta(const Json& meta) const;
   Status WriteRun();
   Status WriteTasks();
   Status WriteMessages();
@@ -328,10 +329,29 @@ Status Importer::CheckRun() {
   return Status();
 }
 
+// The meta keys a format's files hold are recorded per format
+// (meta.format_keys.<format>), so that an update drops a key the file no
+// longer has while keeping what only baton holds (an sgai run's GOAL.md
+// flow, say).
+Json Importer::MergedMeta(const Json& meta) const {
+  Json merged = created_ || !current_["meta"].is_object() ? Json::object() : current_["meta"];
+  const Json previous = merged.value("format_keys", Json::object()).value(request_.format, Json::array());
+  for (const Json& k : previous) {
+    if (k.is_string() && !meta.contains(k.get<std::string>())) merged.erase(k.get<std::string>());
+  }
+  Json keys = Json::array();
+  for (const auto& [k, v] : meta.items()) {
+    if (k == "format_keys") continue;
+    merged[k] = v;
+    keys.push_back(k);
+  }
+  merged["format_keys"][request_.format] = keys;
+  return merged;
+}
+
 Status Importer::WriteRun() {
   const std::string status = Str(run_, "status");
   const Json context = ObjectOr(run_, "context");
-  const Json meta = ObjectOr(run_, "meta");
   const SqlValue cursor = TextOrNull(run_, "cursor");
   const SqlValue cursor_index = run_.contains("cursor_index") && run_["cursor_index"].is_number_integer()
                                     ? SqlInt(run_["cursor_index"].get<int64_t>())
@@ -350,7 +370,8 @@ Status Importer::WriteRun() {
               {SqlText(run_id_), project_id_.empty() ? SqlNull() : SqlText(project_id_),
                SqlText(profile_->name), SqlText(machine_->name()), SqlText(status),
                SqlText(Str(run_, "title")), cursor, cursor_index, SqlText(CanonicalJson(context)),
-               SqlText(CanonicalJson(meta)), SqlText(Time(run_, "created_at")), SqlText(updated)})
+               SqlText(CanonicalJson(MergedMeta(ObjectOr(run_, "meta")))),
+               SqlText(Time(run_, "created_at")), SqlText(updated)})
         .status();
   }
   run_id_ = request_.run_id;
@@ -361,11 +382,24 @@ Status Importer::WriteRun() {
                                    request_.format + " file holds a " + profile_->name +
                                    " run — import it as a new run");
   }
+  if (!request_.project.empty()) {
+    return InvalidArgumentError("project: only a new run takes a project; run " + run_id_ +
+                                " keeps its own");
+  }
+  // The stored run's machine rules its status, whatever the file's profile
+  // would pick.
+  const std::string machine = current_["machine"].get<std::string>();
+  if (machine != machine_->name()) {
+    Result<const Machine*> m = ctx_.machines.Get(machine);
+    if (!m.ok()) return FailedPreconditionError("run.machine: " + m.status().message());
+    if (!(*m)->HasState(status)) {
+      return FailedPreconditionError("run.machine: run " + run_id_ + " follows " + machine +
+                                     ", which has no status \"" + status + "\" (the file's " +
+                                     machine_->name() + " status); import it as a new run");
+    }
+    machine_ = *m;
+  }
   if (current_["project_id"].is_string()) project_id_ = current_["project_id"].get<std::string>();
-  // The file's fields replace the run's; fields only baton keeps (an sgai
-  // run's GOAL.md flow, say) stay.
-  Json merged = current_["meta"].is_object() ? current_["meta"] : Json::object();
-  for (const auto& [k, v] : meta.items()) merged[k] = v;
   if (current_["status"] != status) {
     status_changes_.push_back({{"ref", "run"}, {"from", current_["status"]}, {"to", status}});
   }
@@ -373,7 +407,8 @@ Status Importer::WriteRun() {
       .Exec("UPDATE runs SET status = ?, title = ?, cursor = ?, cursor_index = ?, context = ?, "
             "meta = ?, version = version + 1, updated_at = ? WHERE id = ?",
             {SqlText(status), SqlText(Str(run_, "title")), cursor, cursor_index,
-             SqlText(CanonicalJson(context)), SqlText(CanonicalJson(merged)), SqlText(updated),
+             SqlText(CanonicalJson(context)),
+             SqlText(CanonicalJson(MergedMeta(ObjectOr(run_, "meta")))), SqlText(updated),
              SqlText(run_id_)})
       .status();
 }
@@ -433,6 +468,13 @@ Status Importer::WriteTasks() {
         SqlText(Time(t, "updated_at"))};
     if (found != nullptr) {
       const std::string id = (*found)["id"].get<std::string>();
+      const std::string stored_machine = (*found)["machine"].get<std::string>();
+      const Machine* sm = ctx_.machines.Find(stored_machine);
+      if (stored_machine != *machine_name && (sm == nullptr || !sm->HasState(status))) {
+        return FailedPreconditionError(request_.source + ": " + where + ".status: task " + ref +
+                                       " follows " + stored_machine + ", which has no status \"" +
+                                       status + "\"");
+      }
       task_ids_[ref] = id;
       if ((*found)["status"] != status) {
         status_changes_.push_back({{"ref", ref}, {"from", (*found)["status"]}, {"to", status}});
@@ -780,7 +822,24 @@ Result<Json> ImportRunOp(OpContext& ctx, const Json& in) {
       const std::string name = envelopes[i].at("name").get<std::string>();
       ASSIGN_OR_RETURN(Json handoff,
                        ReadSinfoniaEnvelope(envelopes[i].at("content").get<std::string>(), name));
-      image["handoffs"].push_back(std::move(handoff));
+      // The index's Artifacts row of the same id is this envelope: one
+      // hand-off, with the envelope's body and front matter.
+      Json* row = nullptr;
+      for (Json& h : image["handoffs"]) {
+        if (h.is_object() && h.value("id", "") == handoff.value("id", "") && !handoff["id"].empty()) {
+          row = &h;
+        }
+      }
+      if (row == nullptr) {
+        image["handoffs"].push_back(std::move(handoff));
+        continue;
+      }
+      Json meta = (*row)["meta"].is_object() ? (*row)["meta"] : Json::object();
+      meta.update(handoff["meta"]);
+      for (const char* k : {"session_id", "sequence", "source", "target", "type", "body", "created_at"}) {
+        (*row)[k] = handoff[k];
+      }
+      (*row)["meta"] = meta;
     }
   }
   ImportRequest request{.format = f->name,
@@ -812,6 +871,11 @@ Json MirrorRowToJson(const Row& r) {
               {"created_at", r.Str(5)}};
 }
 
+// One spelling per file: "/a/./b/../c.json" and "/a/c.json" are one mirror.
+std::string NormalPath(const std::string& path) {
+  return std::filesystem::path(path).lexically_normal().string();
+}
+
 constexpr char kMirrorColumns[] = "path, run_id, format, last_error, failed_at, created_at";
 
 Result<std::vector<Row>> MirrorRow(Txn& txn, const std::string& path) {
@@ -825,12 +889,20 @@ Result<Json> BindMirror(OpContext& ctx, const Json& in) {
   namespace fs = std::filesystem;
   const std::string run_id = in.at("run").get<std::string>();
   const std::string format = in.at("format").get<std::string>();
-  const std::string path = in.at("path").get<std::string>();
+  const std::string path = NormalPath(in.at("path").get<std::string>());
   const fs::path p(path);
   if (!p.is_absolute()) {
     return InvalidArgumentError("path: \"" + path +
                                 "\" must be absolute, so that every process writes the same "
                                 "file (the CLI makes a relative path absolute)");
+  }
+  if (ctx.store != nullptr) {
+    const std::string db = NormalPath(ctx.store->location);
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      if (path == db + suffix) {
+        return InvalidArgumentError("path: " + path + " is the store's own file");
+      }
+    }
   }
   std::error_code ec;
   if (!fs::is_directory(p.parent_path(), ec)) {
@@ -871,14 +943,15 @@ Result<Json> UnbindMirror(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(LoadRun(ctx.txn, run_id).status());
   std::string sql = std::string("SELECT ") + kMirrorColumns + " FROM mirrors WHERE run_id = ?";
   std::vector<SqlValue> params = {SqlText(run_id)};
-  if (in.contains("path")) {
+  const std::string path = in.contains("path") ? NormalPath(in["path"].get<std::string>()) : "";
+  if (!path.empty()) {
     sql += " AND path = ?";
-    params.push_back(SqlText(in["path"].get<std::string>()));
+    params.push_back(SqlText(path));
   }
   ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql, params));
   if (rows.empty()) {
     return NotFoundError("run " + run_id + " has no mirror" +
-                         (in.contains("path") ? " at " + in["path"].get<std::string>() : ""));
+                         (path.empty() ? "" : " at " + path));
   }
   Json removed = Json::array();
   for (const Row& r : rows) {
@@ -909,12 +982,18 @@ Result<Json> ListMirrors(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> ReportMirror(OpContext& ctx, const Json& in) {
-  const std::string path = in.at("path").get<std::string>();
+  const std::string path = NormalPath(in.at("path").get<std::string>());
   const std::string error = in.value("error", "");
   ASSIGN_OR_RETURN(std::vector<Row> rows, MirrorRow(ctx.txn, path));
   if (rows.empty()) return Json{{"path", path}, {"changed", false}};  // unbound meanwhile
   const Row& r = rows[0];
   const std::string run_id = r.Str(1);
+  // A report about a binding that has changed since (another run or
+  // format at the same path) is not this binding's.
+  if ((in.contains("run") && in["run"] != run_id) ||
+      (in.contains("format") && in["format"] != r.Str(2))) {
+    return Json{{"path", path}, {"changed", false}};
+  }
   const std::string previous = r.IsNull(3) ? "" : r.Str(3);
   if (error == previous) return Json{{"path", path}, {"changed", false}};
   if (error.empty()) {

@@ -206,10 +206,16 @@ Status AppendReadEvent(OpContext& ctx, const std::string& agent, const Json& ids
 }
 
 Status MarkRead(OpContext& ctx, const std::string& id) {
-  return ctx.txn
-      .Exec("UPDATE messages SET read = 1, read_at = ?, read_by = ? WHERE id = ? AND read = 0",
-            {SqlText(ctx.now), SqlText(ctx.actor.id), SqlText(id)})
-      .status();
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query("UPDATE messages SET read = 1, read_at = ?, read_by = ? "
+                                 "WHERE id = ? AND read = 0 RETURNING run_id",
+                                 {SqlText(ctx.now), SqlText(ctx.actor.id), SqlText(id)}));
+  // The read event is the inbox's, not a run's; a run whose message this is
+  // has still changed (its seed-file mirror shows read flags).
+  for (const Row& r : rows) {
+    if (!r.IsNull(0)) ctx.touched_runs.insert(r.Str(0));
+  }
+  return Status();
 }
 
 }  // namespace

@@ -27,8 +27,9 @@ struct OpContext {
   std::string now;          // RFC 3339, fixed for the whole operation
   int64_t now_ms = 0;
   const StoreInfo* store = nullptr;
-  // Runs this operation appended events about (AppendEvent fills it): their
-  // seed-file mirrors are rewritten after the commit.
+  // Runs this operation changed: AppendEvent adds the run of each event, and
+  // a change whose event names no run adds its run itself. Their seed-file
+  // mirrors are rewritten after the commit.
   std::set<std::string> touched_runs;
 
   TransitionContext transition() const { return {op, actor.role}; }

@@ -15,8 +15,10 @@
 
 #include "engine/approvals.h"
 #include "engine/core_services.h"
+#include "engine/imports.h"
 #include "engine/ledger.h"
 #include "engine/task_graph.h"
+#include "formats/sinfonia_format.h"
 
 namespace baton {
 namespace {
@@ -363,65 +365,10 @@ Result<Json> SinfoniaHandoff(OpContext& ctx, const Json& in) {
 
 Result<Json> SinfoniaState(OpContext& ctx, const Json& in) {
   const std::string run_id = in.at("run").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadWorkflow(ctx.txn, run_id));
-  ASSIGN_OR_RETURN(Json tasks, LoadSteps(ctx, run_id));
-  Json steps = Json::array();
-  for (const Json& t : tasks) steps.push_back(StepOut(t));
-  Json artifacts = Json::array();
-  ASSIGN_OR_RETURN(std::vector<Row> hrows,
-                   ctx.txn.Query("SELECT id, run_id, session_id, sequence, source, target, type, "
-                                 "status, step_id, body, meta, created_at, updated_at "
-                                 "FROM handoffs WHERE run_id = ? ORDER BY sequence",
-                                 {SqlText(run_id)}));
-  for (const Row& r : hrows) {
-    artifacts.push_back({{"name", r.Str(0)},
-                         {"type", r.Str(6)},
-                         {"status", r.Str(7)},
-                         {"updated_at", r.Str(12)},
-                         {"notes", r.Str(4) + " → " + r.Str(5)}});
-  }
-  ASSIGN_OR_RETURN(Json rows, ListDecisions(ctx.txn, run_id, "", ""));
-  Json decisions = Json::array();
-  for (const Json& d : rows) {
-    decisions.push_back({{"timestamp", d["created_at"]},
-                         {"handoff_id", d["subject"]},
-                         {"subject_kind", d["subject_kind"]},
-                         {"decision", d["decision"]},
-                         {"reviewer", d["reviewer"]},
-                         {"note", d["note"]}});
-  }
-  ASSIGN_OR_RETURN(std::vector<Row> srows,
-                   ctx.txn.Query("SELECT id, started_at, last_active_at, status FROM sessions "
-                                 "WHERE run_id = ? ORDER BY started_at, id",
-                                 {SqlText(run_id)}));
-  Json sessions = Json::array();
-  std::string session_id;
-  for (const Row& r : srows) {
-    sessions.push_back({{"session_id", r.Str(0)},
-                        {"started_at", r.Str(1)},
-                        {"last_active_at", r.Str(2)},
-                        {"status", r.Str(3)}});
-    if (r.Str(3) == "active" || session_id.empty()) session_id = r.Str(0);
-  }
-  const Json& meta = run["meta"];
-  return Json{{"run_id", run_id},
-              {"workflow_id", meta.value("workflow_id", "")},
-              {"workflow_status", run["status"]},
-              {"current_step", run["cursor"].is_null() ? Json("") : run["cursor"]},
-              {"current_step_index", run["cursor_index"].is_null() ? Json(0) : run["cursor_index"]},
-              {"total_steps", steps.size()},
-              {"session_id", session_id},
-              {"created_at", run["created_at"]},
-              {"updated_at", run["updated_at"]},
-              {"version", run["version"]},
-              {"title", run["title"]},
-              {"description", meta.value("description", "")},
-              {"goal", meta.value("goal", "")},
-              {"steps", steps},
-              {"artifacts", artifacts},
-              {"decisions", decisions},
-              {"sessions", sessions},
-              {"context", meta.value("context", "")}};
+  RETURN_IF_ERROR(LoadWorkflow(ctx.txn, run_id).status());
+  ASSIGN_OR_RETURN(RunImage image, ExportImage(ctx.txn, run_id));
+  // One renderer of the index: the sinfonia format's.
+  return SinfoniaIndexOf(image);
 }
 
 namespace sinfonia_internal {

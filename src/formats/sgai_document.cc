@@ -436,7 +436,7 @@ void DocumentWriter::NoteUnwritten() {
   std::vector<std::string> fields;
   if (meta_.is_object()) {
     for (auto it = meta_.begin(); it != meta_.end(); ++it) {
-      if (it.key() != "kept") fields.push_back(it.key());
+      if (it.key() != "kept" && it.key() != "format_keys") fields.push_back(it.key());
     }
   }
   if (!fields.empty()) {

@@ -173,16 +173,25 @@ Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& 
 
 void Api::WriteMirrors(const std::vector<MirrorTarget>& mirrors) {
   for (const MirrorTarget& m : mirrors) {
-    Status written = WriteMirror(m);
-    const std::string error = written.ok() ? "" : written.message();
+    Result<bool> written = InternalError("not written");
+    try {
+      written = WriteMirror(m);
+    } catch (const std::exception& e) {
+      // A library's exception on odd stored data: the commit stands.
+      written = InternalError("writing mirror " + m.path + ": " + e.what());
+    }
+    if (written.ok() && !*written) continue;  // unbound or rebound meanwhile
+    const std::string error = written.ok() ? "" : written.status().message();
     if (error == m.last_error) continue;
     // Reporting can fail only as any write can (the store is gone); the
     // mirror is then retried at the run's next commit.
-    (void)Call("mirror.report", Json{{"path", m.path}, {"error", error}}, SystemActor());
+    (void)Call("mirror.report",
+               Json{{"path", m.path}, {"run", m.run_id}, {"format", m.format}, {"error", error}},
+               SystemActor());
   }
 }
 
-Status Api::WriteMirror(const MirrorTarget& m) {
+Result<bool> Api::WriteMirror(const MirrorTarget& m) {
   const std::string folder = std::filesystem::path(m.path).parent_path().string();
   // Writers of one folder take turns, across processes, and each renders
   // the run afresh under the lock: the last to write writes the newest state.
@@ -190,13 +199,22 @@ Status Api::WriteMirror(const MirrorTarget& m) {
   RemoveStaleTemporaries(m.path);
   ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, AcquireReader());
   Result<FormatOutput> out = InternalError("not rendered");
+  bool still_bound = false;
   {
     ASSIGN_OR_RETURN(std::unique_ptr<Txn> txn, conn->Begin(TxnMode::kRead));
-    out = RenderRun(*txn, m.run_id, m.format);
+    // The binding is read again in the same snapshot as the run: a path
+    // unbound or bound to another run since the commit is not written.
+    ASSIGN_OR_RETURN(std::vector<Row> rows,
+                     (*txn).Query("SELECT run_id, format FROM mirrors WHERE path = ?",
+                                  {SqlText(m.path)}));
+    still_bound = !rows.empty() && rows[0].Str(0) == m.run_id && rows[0].Str(1) == m.format;
+    if (still_bound) out = RenderRun(*txn, m.run_id, m.format);
   }
   ReleaseReader(std::move(conn));
+  if (!still_bound) return false;
   if (!out.ok()) return out.status();
-  return WriteFileAtomically(m.path, out->text);
+  RETURN_IF_ERROR(WriteFileAtomically(m.path, out->text));
+  return true;
 }
 
 Result<Json> Api::RunRead(const Operation& op, const Json& input, const Actor& actor) {

@@ -70,7 +70,8 @@ class Api {
   // Rewrites the seed-file mirrors a commit made due; a failure is reported
   // (mirror.report), never returned: the commit stands.
   void WriteMirrors(const std::vector<MirrorTarget>& mirrors);
-  Status WriteMirror(const MirrorTarget& mirror);
+  // false: the path no longer mirrors that run in that format.
+  Result<bool> WriteMirror(const MirrorTarget& mirror);
   bool WaitForChange(uint64_t* seen, int64_t deadline_ms);
   void NoteChange();
   class Runner;

@@ -115,7 +115,10 @@ Status RegisterFormatOps(Registry& r) {
       .name = "mirror.report",
       .summary = "Record a mirror write's outcome (baton itself calls it after writing)",
       .input_schema = s::Input(
-          {{"path", Path()}, {"error", s::String("why the write failed; empty: it succeeded")}},
+          {{"path", Path()},
+           {"run", s::Id("the run the write was for")},
+           {"format", FormatName()},
+           {"error", s::String("why the write failed; empty: it succeeded")}},
           {"path"}),
       .output_schema = s::Entity({{"path", Str()}, {"changed", {{"type", "boolean"}}}}),
       .roles = {"admin"},

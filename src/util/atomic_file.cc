@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,7 +64,12 @@ Status WriteFileAtomically(const std::string& path, std::string_view text) {
                                                "-" + std::to_string(rd())))
                               .string();
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return InternalError(Errno("creating", tmp));
+  // Messages name the target and the step, never the temporary file's
+  // random name: the same failure twice reads the same.
+  if (fd < 0) return InternalError(Errno("creating a temporary file beside", path));
+  // The new file keeps the old one's permissions.
+  struct stat old {};
+  if (::stat(path.c_str(), &old) == 0) ::fchmod(fd, old.st_mode & 07777);
   auto fail = [&](const std::string& message) {
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -80,17 +86,17 @@ Status WriteFileAtomically(const std::string& path, std::string_view text) {
     const ssize_t n = ::write(fd, text.data() + done, std::max<size_t>(end - done, 1));
     if (n < 0) {
       if (errno == EINTR) continue;
-      return fail(Errno("writing", tmp));
+      return fail(Errno("writing the new", path));
     }
     done += static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0) return fail(Errno("fsync of", tmp));
+  if (::fsync(fd) != 0) return fail(Errno("fsync of the new", path));
   if (::close(fd) != 0) {
     ::unlink(tmp.c_str());
-    return InternalError(Errno("closing", tmp));
+    return InternalError(Errno("closing the new", path));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string message = Errno("renaming " + tmp + " to", path);
+    const std::string message = Errno("renaming the new file over", path);
     ::unlink(tmp.c_str());
     return InternalError(message);
   }
