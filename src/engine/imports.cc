@@ -104,6 +104,8 @@ Result<Json> ExportTasks(Txn& txn, const std::string& run_id) {
                      {"assignee", t["assignee"]},
                      {"attempts", t["attempts"]},
                      {"board_column", t["board_column"]},
+                     {"blocked_reason", t["blocked_reason"]},
+                     {"lease", t["lease"]},
                      {"result", t["result"]},
                      {"meta", t["meta"]},
                      {"created_at", t["created_at"]},
