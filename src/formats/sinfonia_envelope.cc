@@ -103,7 +103,7 @@ Result<Json> ReadSinfoniaEnvelope(std::string_view text, const std::string& sour
   if (item["type"] == "") item["type"] = "dispatch";
   if (item["status"] == "") item["status"] = "pending";
   if (item["id"] == "" && item["session_id"] != "") {
-    char nnn[8];
+    char nnn[24];
     std::snprintf(nnn, sizeof(nnn), "%03lld", static_cast<long long>(sequence));
     item["id"] = item["session_id"].get<std::string>() + "-" + nnn;
   }

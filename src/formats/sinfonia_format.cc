@@ -590,12 +590,12 @@ void IndexReader::PlaceCursor(Json& run) {
       }
     }
   }
-  if (!index) index = 1;
-  run["cursor_index"] = *index;
+  const int64_t at = index.value_or(1);
+  run["cursor_index"] = at;
   if (fm_step != nullptr) {
     run["cursor"] = fm_step->value.empty() ? Json() : Json(fm_step->value);
-  } else if (*index >= 1 && *index <= static_cast<int64_t>(steps_.size())) {
-    run["cursor"] = steps_[*index - 1].key;
+  } else if (at >= 1 && at <= static_cast<int64_t>(steps_.size())) {
+    run["cursor"] = steps_[at - 1].key;
   } else {
     run["cursor"] = nullptr;
   }
