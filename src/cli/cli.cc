@@ -76,6 +76,7 @@ namespace {
 // Where the hand-written commands' flags land; lives as long as RunCli.
 struct FixedArgs {
   ServeOptions serve;
+  McpCommandOptions mcp;
   std::string machine;
   std::string format = "text";
   std::string op;
@@ -95,8 +96,32 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
                     "mark agents without a heartbeat for this long lost and free their "
                     "tasks (0: never)")
       ->capture_default_str();
+  serve->add_option("--auth", serve_options->auth,
+                    "none: callers named by headers (loopback only); token: bearer tokens "
+                    "from baton token create")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "token"}));
+  serve->add_option("--tools", serve_options->mcp_tools,
+                    "MCP tool sets of /mcp: baton, sgai, genie (/mcp?tools=... picks others)")
+      ->delimiter(',');
+  serve->add_option("--allow-origin", serve_options->allowed_origins,
+                    "an Origin besides loopback ones that may call the server");
   serve->callback([&run, &g, serve_options] {
     run = [&g, serve_options] { return RunServe(g, *serve_options); };
+  });
+
+  auto* mcp = app.add_subcommand("mcp", "Serve MCP on stdin/stdout for an agent host (see baton mcp --help)");
+  mcp->footer(kMcpHelp);
+  McpCommandOptions* mcp_options = &args.mcp;
+  mcp->add_option("--tools", mcp_options->tool_sets, "tool sets: baton, sgai, genie (default baton)")
+      ->delimiter(',');
+  mcp->add_option("--run", mcp_options->run, "the run sgai's tools act on (default $BATON_RUN, "
+                                             "else the newest sgai run not complete)");
+  mcp->add_option("--progress-interval-ms", mcp_options->progress_interval_ms,
+                  "progress notifications while a call waits for a human")
+      ->capture_default_str();
+  mcp->callback([&run, &g, mcp_options] {
+    run = [&g, mcp_options] { return RunMcp(g, *mcp_options); };
   });
 
   auto* status = app.add_subcommand("status", "Show the store, its durability, counts and active runs");

@@ -10,6 +10,7 @@
 #define BATON_SRC_CLI_CLI_H_
 
 #include <string>
+#include <vector>
 
 #include "ops/api.h"
 
@@ -43,10 +44,23 @@ struct ServeOptions {
   std::string listen = "127.0.0.1:8321";
   // Agents silent this long are marked lost and their leases freed; 0: never.
   int64_t agent_timeout_ms = 300000;
+  std::string auth = "none";                   // none (loopback only) or token
+  std::vector<std::string> mcp_tools = {"baton"};  // /mcp's default tool sets
+  std::vector<std::string> allowed_origins;    // besides loopback origins
 };
 
 // `baton serve`.
 int RunServe(const GlobalOptions& g, const ServeOptions& options);
+
+struct McpCommandOptions {
+  std::vector<std::string> tool_sets = {"baton"};
+  std::string run;  // --run / BATON_RUN: the run seed tool sets act on
+  int64_t progress_interval_ms = 5000;
+};
+
+// `baton mcp` and the text of its --help.
+extern const char kMcpHelp[];
+int RunMcp(const GlobalOptions& g, const McpCommandOptions& options);
 
 }  // namespace baton
 

@@ -104,6 +104,9 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
   HttpOptions http;
   http.host = addr->first;
   http.port = addr->second;
+  http.auth = serve_options.auth;
+  http.mcp_tools = serve_options.mcp_tools;
+  http.allowed_origins = serve_options.allowed_origins;
   HttpServer server(**api, http);
   Result<int> port = server.Bind();
   if (!port.ok()) return ReportError(port.status(), g.output);
@@ -123,6 +126,7 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
             << " (durability " << (status.ok() ? (*status)["store"]["durability"].get<std::string>() : "?")
             << ")\n"
             << "  operations: POST " << url << "/v1/ops/{name}   (list: GET " << url << "/v1/ops)\n"
+            << "  MCP:        " << url << "/mcp   (Streamable HTTP; auth " << http.auth << ")\n"
             << "  stop:       Ctrl-C\n";
   std::cout.flush();
   {

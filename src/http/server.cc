@@ -3,7 +3,11 @@
 #include <httplib.h>
 #include <sys/socket.h>
 
+#include <map>
+#include <mutex>
+
 #include "baton/error_table.h"
+#include "mcp/http_endpoint.h"
 
 namespace baton {
 namespace {
@@ -17,9 +21,18 @@ void SendError(httplib::Response& res, const Status& s) {
   SendJson(res, MappingFor(s.code()).http_status, Json{{"error", s.ToJson()}});
 }
 
-Result<Actor> CallerOf(const httplib::Request& req) {
+// The caller named by headers (auth "none", loopback only).
+Result<Actor> CallerFromHeaders(const httplib::Request& req) {
   Actor actor = LocalHumanActor();
-  if (req.has_header("X-Baton-Agent")) actor.id = req.get_header_value("X-Baton-Agent");
+  if (req.has_header("X-Sgai-Agent-Identity")) {
+    actor.id = SgaiIdentityName(req.get_header_value("X-Sgai-Agent-Identity"));
+    actor.role = actor.id == "coordinator" ? "coordinator" : "agent";
+    if (actor.id.empty()) return InvalidArgumentError("X-Sgai-Agent-Identity: names no agent");
+  }
+  if (req.has_header("X-Baton-Agent")) {
+    actor.id = req.get_header_value("X-Baton-Agent");
+    if (!req.has_header("X-Sgai-Agent-Identity")) actor.role = "agent";
+  }
   if (req.has_header("X-Baton-Role")) actor.role = req.get_header_value("X-Baton-Role");
   if (actor.id.empty()) return InvalidArgumentError("X-Baton-Agent: must not be empty");
   RETURN_IF_ERROR(CheckRole(actor.role).WithPrefix("X-Baton-Role"));
@@ -27,6 +40,13 @@ Result<Actor> CallerOf(const httplib::Request& req) {
 }
 
 }  // namespace
+
+std::string SgaiIdentityName(const std::string& header) {
+  std::string name = header.substr(0, header.find('|'));
+  const size_t first = name.find_first_not_of(" \t");
+  const size_t last = name.find_last_not_of(" \t");
+  return first == std::string::npos ? "" : name.substr(first, last - first + 1);
+}
 
 bool IsLoopbackHost(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
@@ -37,6 +57,61 @@ struct HttpServer::Impl {
   HttpOptions options;
   httplib::Server server;
   int listen_fd = -1;
+  // The MCP endpoints, one per combination of tool sets asked for.
+  std::mutex mcp_mu;
+  std::map<std::string, std::unique_ptr<mcp::McpServer>> mcp_servers;  // GUARDED_BY(mcp_mu)
+  std::map<std::string, std::unique_ptr<mcp::HttpEndpoint>> mcp_endpoints;  // GUARDED_BY(mcp_mu)
+
+  Result<Actor> CallerOf(const httplib::Request& req) {
+    if (options.auth != "token") return CallerFromHeaders(req);
+    const std::string auth = req.has_header("Authorization") ? req.get_header_value("Authorization") : "";
+    if (auth.rfind("Bearer ", 0) != 0 || auth.size() <= 7) {
+      return UnauthenticatedError("Authorization: this server needs \"Bearer <token>\" (baton token create)");
+    }
+    ASSIGN_OR_RETURN(Json who, api.Call("token.resolve", {{"token", auth.substr(7)}}, SystemActor()));
+    return Actor{who["agent"].get<std::string>(), who["role"].get<std::string>()};
+  }
+
+  bool OriginAllowed(const httplib::Request& req) {
+    if (!req.has_header("Origin")) return true;
+    const std::string origin = req.get_header_value("Origin");
+    return mcp::IsLoopbackOrigin(origin) ||
+           std::find(options.allowed_origins.begin(), options.allowed_origins.end(), origin) !=
+               options.allowed_origins.end();
+  }
+
+  // The endpoint serving "tools" (comma-separated sets), made on first use.
+  Result<mcp::HttpEndpoint*> Endpoint(const std::string& tools) {
+    std::lock_guard<std::mutex> lock(mcp_mu);
+    auto it = mcp_endpoints.find(tools);
+    if (it != mcp_endpoints.end()) return it->second.get();
+    mcp::McpOptions mcp_options;
+    mcp_options.tool_sets.clear();
+    for (size_t start = 0; start <= tools.size();) {
+      size_t comma = tools.find(',', start);
+      if (comma == std::string::npos) comma = tools.size();
+      mcp_options.tool_sets.push_back(tools.substr(start, comma - start));
+      start = comma + 1;
+    }
+    mcp_options.max_message_bytes = options.max_body;
+    ASSIGN_OR_RETURN(std::unique_ptr<mcp::McpServer> server, mcp::McpServer::Create(api, mcp_options));
+    auto endpoint = std::make_unique<mcp::HttpEndpoint>(
+        *server, [this](const httplib::Request& r) { return CallerOf(r); },
+        mcp::HttpEndpointOptions{.allowed_origins = options.allowed_origins});
+    mcp::HttpEndpoint* raw = endpoint.get();
+    mcp_servers[tools] = std::move(server);
+    mcp_endpoints[tools] = std::move(endpoint);
+    return raw;
+  }
+
+  void HandleMcp(const httplib::Request& req, httplib::Response& res) {
+    std::string tools;
+    for (const std::string& set : options.mcp_tools) tools += (tools.empty() ? "" : ",") + set;
+    if (req.has_param("tools")) tools = req.get_param_value("tools");
+    Result<mcp::HttpEndpoint*> endpoint = Endpoint(tools);
+    if (!endpoint.ok()) return SendError(res, endpoint.status());
+    (*endpoint)->Handle(req, res);
+  }
 
   void HandleOp(const httplib::Request& req, httplib::Response& res) {
     Result<Actor> actor = CallerOf(req);
@@ -73,6 +148,20 @@ struct HttpServer::Impl {
     server.set_keep_alive_max_count(100000);
     server.set_keep_alive_timeout(60);
     server.new_task_queue = [n = options.threads] { return new httplib::ThreadPool(n); };
+    server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      if (OriginAllowed(req)) return httplib::Server::HandlerResponse::Unhandled;
+      res.status = 403;
+      res.set_content(DumpJson(Json{{"error", PermissionDeniedError(
+                                                  "Origin " + req.get_header_value("Origin") +
+                                                  " is not allowed (DNS rebinding protection)")
+                                                  .ToJson()}}),
+                      "application/json");
+      return httplib::Server::HandlerResponse::Handled;
+    });
+    auto mcp = [this](const httplib::Request& q, httplib::Response& r) { HandleMcp(q, r); };
+    server.Post("/mcp", mcp);
+    server.Get("/mcp", mcp);
+    server.Delete("/mcp", mcp);
     server.Post(R"(/v1/ops/([A-Za-z0-9_.]+))",
                 [this](const httplib::Request& q, httplib::Response& r) { HandleOp(q, r); });
     server.Get("/v1/ops", [this](const httplib::Request&, httplib::Response& r) {
@@ -105,12 +194,18 @@ HttpServer::HttpServer(Api& api, HttpOptions options)
 HttpServer::~HttpServer() { Stop(); }
 
 Result<int> HttpServer::Bind() {
-  if (!IsLoopbackHost(impl_->options.host)) {
+  if (impl_->options.auth != "none" && impl_->options.auth != "token") {
+    return InvalidArgumentError("--auth: must be none or token (got \"" + impl_->options.auth + "\")");
+  }
+  if (!IsLoopbackHost(impl_->options.host) && impl_->options.auth != "token") {
     return InvalidArgumentError(
         "--listen " + impl_->options.host +
-        ": binding to a non-loopback address needs bearer tokens, which this "
-        "build does not have yet; use 127.0.0.1");
+        ": binding to a non-loopback address needs bearer tokens: add --auth token "
+        "(and make tokens with baton token create), or use 127.0.0.1");
   }
+  std::string tools;
+  for (const std::string& set : impl_->options.mcp_tools) tools += (tools.empty() ? "" : ",") + set;
+  RETURN_IF_ERROR(impl_->Endpoint(tools).status());
   int port = impl_->options.port;
   if (port == 0) {
     port = impl_->server.bind_to_any_port(impl_->options.host);
@@ -132,7 +227,13 @@ Result<int> HttpServer::Bind() {
 void HttpServer::Serve() { impl_->server.listen_after_bind(); }
 
 void HttpServer::Stop() {
-  if (impl_ && impl_->server.is_running()) impl_->server.stop();
+  if (!impl_) return;
+  {
+    // Streams end first: a worker held by one would keep stop() waiting.
+    std::lock_guard<std::mutex> lock(impl_->mcp_mu);
+    for (auto& [tools, endpoint] : impl_->mcp_endpoints) endpoint->CloseAll();
+  }
+  if (impl_->server.is_running()) impl_->server.stop();
 }
 
 }  // namespace baton

@@ -1,18 +1,27 @@
 // File: server.h
 //
 // The HTTP front end of `baton serve`: every operation as POST /v1/ops/{name}
-// with a JSON body, GET /v1/ops (the registry), GET /v1/health. The caller is
-// identified on loopback by the X-Baton-Agent and X-Baton-Role headers
-// (default: the local user as "human"); bearer tokens come with the MCP
-// issue. Errors are {"error": {code, message, details}} with the HTTP status
-// of include/baton/error_table.h. No rules live here: everything goes
-// through Api::Call.
+// with a JSON body, GET /v1/ops (the registry), GET /v1/health, and the MCP
+// Streamable HTTP endpoint at /mcp (mcp/http_endpoint.h; ?tools=sgai,genie
+// picks other tool sets than the server's).
+//
+// The caller: with auth "token", from "Authorization: Bearer <token>" (see
+// token.create; a missing or revoked token is 401); with auth "none", which
+// only a loopback address may use, from the X-Baton-Agent and X-Baton-Role
+// headers, or sgai's X-Sgai-Agent-Identity ("name|model|variant": the agent
+// "coordinator" gets role coordinator, any other name role agent), by
+// default the local user as "human". A request whose Origin header is not a
+// loopback origin (or one of "allowed_origins") is refused with 403 (DNS
+// rebinding). Errors are {"error": {code, message, details}} with the HTTP
+// status of include/baton/error_table.h. No rules live here: everything
+// goes through Api::Call.
 
 #ifndef BATON_SRC_HTTP_SERVER_H_
 #define BATON_SRC_HTTP_SERVER_H_
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ops/api.h"
 
@@ -23,6 +32,9 @@ struct HttpOptions {
   int port = 8321;          // 0: pick a free port
   int threads = 128;        // request workers (a keep-alive connection holds one)
   size_t max_body = 4 << 20;
+  std::string auth = "none";  // "none" (loopback only) or "token"
+  std::vector<std::string> mcp_tools = {"baton"};
+  std::vector<std::string> allowed_origins;
 };
 
 class HttpServer {
@@ -31,7 +43,8 @@ class HttpServer {
   ~HttpServer();
 
   // Binds the socket; returns the bound port. InvalidArgument for a host
-  // that is not loopback (no tokens yet), Unavailable if the port is taken.
+  // that is not loopback without auth "token", or for unknown MCP tool
+  // sets; Unavailable if the port is taken.
   Result<int> Bind();
   // Serves until Stop() is called (from any thread or a signal watcher).
   void Serve();
@@ -44,6 +57,9 @@ class HttpServer {
 
 // True for 127.0.0.0/8, ::1 and "localhost".
 bool IsLoopbackHost(const std::string& host);
+
+// The agent name of sgai's X-Sgai-Agent-Identity header ("name|model|...").
+std::string SgaiIdentityName(const std::string& header);
 
 }  // namespace baton
 

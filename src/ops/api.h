@@ -61,6 +61,12 @@ class Api {
   // Finishes the batch in flight and refuses further writes (Unavailable).
   void Shutdown();
 
+  // Sleeps until a write may have committed — at once for writes made
+  // through this Api, at most a quarter second later for other processes'
+  // — or until "deadline_ms" (NowMillis time). "*seen" is the change count
+  // the caller last saw and is updated. False once the deadline has passed.
+  bool WaitForChange(uint64_t* seen, int64_t deadline_ms);
+
  private:
   Api() = default;
   Result<Json> RunWrite(const Operation& op, const Json& input, const Actor& actor);
@@ -72,7 +78,6 @@ class Api {
   void WriteMirrors(const std::vector<MirrorTarget>& mirrors);
   // false: the path no longer mirrors that run in that format.
   Result<bool> WriteMirror(const MirrorTarget& mirror);
-  bool WaitForChange(uint64_t* seen, int64_t deadline_ms);
   void NoteChange();
   class Runner;
   Result<std::unique_ptr<Connection>> AcquireReader();

@@ -203,6 +203,7 @@ Status RegisterStigmergyOps(Registry& registry);
 Status RegisterSinfoniaOps(Registry& registry);
 Status RegisterSgaiOps(Registry& registry);
 Status RegisterFormatOps(Registry& registry);
+Status RegisterTokenOps(Registry& registry);
 
 Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(AddProjectOps(registry));
@@ -218,6 +219,7 @@ Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(RegisterSinfoniaOps(registry));
   RETURN_IF_ERROR(RegisterSgaiOps(registry));
   RETURN_IF_ERROR(RegisterFormatOps(registry));
+  RETURN_IF_ERROR(RegisterTokenOps(registry));
   return RegisterSystemOps(registry);
 }
 

@@ -305,6 +305,18 @@ CREATE TABLE mirrors (
 );
 CREATE INDEX mirrors_run ON mirrors(run_id)
 )SQL"},
+    {5, "bearer tokens for HTTP callers (stored hashed)", R"SQL(
+CREATE TABLE tokens (
+  id TEXT PRIMARY KEY,
+  hash TEXT NOT NULL UNIQUE,
+  agent_id TEXT NOT NULL,
+  role TEXT NOT NULL,
+  note TEXT NOT NULL DEFAULT '',
+  created_by TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+)
+)SQL"},
 };
 
 // Splits a migration into statements. Migrations are ours, so a plain split

@@ -1,0 +1,52 @@
+// File: change_feed.h
+//
+// Tells listeners about every ledger event committed to the store — this
+// process's writes at once, other processes' within a quarter second — so
+// MCP sessions can notify subscribers. One thread per feed, started with
+// the first listener and stopped with the feed. Listeners are called on that
+// thread, one event at a time, in seq order; they must not add or remove
+// listeners. After Remove returns, the listener is not running and will not
+// run again.
+
+#ifndef BATON_SRC_MCP_CHANGE_FEED_H_
+#define BATON_SRC_MCP_CHANGE_FEED_H_
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "ops/api.h"
+
+namespace baton::mcp {
+
+class ChangeFeed {
+ public:
+  using Listener = std::function<void(const Json& event)>;
+
+  explicit ChangeFeed(Api& api) : api_(api) {}
+  ~ChangeFeed();
+  ChangeFeed(const ChangeFeed&) = delete;
+  ChangeFeed& operator=(const ChangeFeed&) = delete;
+
+  // Events committed after this call reach "listener". Returns its id.
+  int Add(Listener listener);
+  void Remove(int id);
+
+ private:
+  void Loop();
+
+  Api& api_;
+  std::mutex mu_;                      // guards the fields below
+  std::map<int, Listener> listeners_;  // GUARDED_BY(mu_)
+  int next_id_ = 1;                    // GUARDED_BY(mu_)
+  bool stop_ = false;                  // GUARDED_BY(mu_)
+  int64_t last_seq_ = -1;              // GUARDED_BY(mu_); -1: not started
+  std::thread thread_;
+  // Held while listeners run, so Remove can wait for a call in progress.
+  std::mutex dispatch_mu_;
+};
+
+}  // namespace baton::mcp
+
+#endif  // BATON_SRC_MCP_CHANGE_FEED_H_

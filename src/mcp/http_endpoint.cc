@@ -1,0 +1,412 @@
+#include "mcp/http_endpoint.h"
+
+#include <httplib.h>
+
+#include <condition_variable>
+#include <deque>
+#include <set>
+
+#include "mcp/protocol.h"
+#include "util/clock.h"
+#include "util/sha256.h"
+
+namespace baton::mcp {
+namespace {
+
+constexpr size_t kMaxQueued = 1000;        // notifications kept for a GET stream
+constexpr int64_t kKeepaliveMillis = 15000;
+
+struct HttpSession {
+  std::string id;
+  Actor actor;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Json> queue;     // GUARDED_BY(mu): for the GET stream
+  bool stream_open = false;   // GUARDED_BY(mu)
+  bool closed = false;        // GUARDED_BY(mu)
+  int64_t last_used = 0;      // GUARDED_BY(mu)
+  // Last: destroyed first, so its feed listener stops before the queue goes.
+  std::unique_ptr<McpSession> mcp;
+};
+
+void SendRpc(httplib::Response& res, int status, const Json& body) {
+  res.status = status;
+  res.set_content(DumpJson(body), "application/json");
+}
+
+bool WriteEvent(httplib::DataSink& sink, const Json& message) {
+  const std::string event = "event: message\ndata: " + DumpJson(message) + "\n\n";
+  return sink.write(event.data(), event.size());
+}
+
+std::string Header(const httplib::Request& req, const char* name) {
+  return req.has_header(name) ? req.get_header_value(name) : "";
+}
+
+bool Accepts(const httplib::Request& req, const char* type) {
+  return Header(req, "Accept").find(type) != std::string::npos;
+}
+
+// The HTTP status of a JSON-RPC error response in the 2026 transport.
+int ModernStatus(const Json& response) {
+  if (!response.contains("error")) return 200;
+  const int code = response["error"]["code"].get<int>();
+  if (code == kMethodNotFound) return 404;
+  if (code == kHeaderMismatch || code == kUnsupportedVersion || code == kParseError ||
+      code == kInvalidRequest) {
+    return 400;
+  }
+  return 200;
+}
+
+}  // namespace
+
+bool IsLoopbackOrigin(const std::string& origin) {
+  for (const char* scheme : {"http://", "https://"}) {
+    if (origin.rfind(scheme, 0) != 0) continue;
+    std::string host = origin.substr(std::string(scheme).size());
+    if (host.rfind("[::1]", 0) == 0) {
+      host = "[::1]";
+    } else {
+      host = host.substr(0, host.find(':'));
+    }
+    return host == "localhost" || host == "[::1]" || host.rfind("127.", 0) == 0;
+  }
+  return false;
+}
+
+struct HttpEndpoint::Impl {
+  McpServer& server;
+  Identify identify;
+  HttpEndpointOptions options;
+
+  std::mutex mu;  // guards the fields below
+  std::map<std::string, std::shared_ptr<HttpSession>> sessions;
+  std::set<RequestIo*> active;  // requests answering on an SSE stream
+  bool stopping = false;
+
+  // false (and the response set) when the request is refused before any
+  // JSON-RPC is read: a foreign Origin or an unknown caller.
+  bool Admit(const httplib::Request& req, httplib::Response& res, Actor* actor) {
+    const std::string origin = Header(req, "Origin");
+    if (!origin.empty() && !IsLoopbackOrigin(origin) &&
+        std::find(options.allowed_origins.begin(), options.allowed_origins.end(), origin) ==
+            options.allowed_origins.end()) {
+      SendRpc(res, 403, ErrorResponse(nullptr, kInvalidRequest,
+                                      "Forbidden: Origin " + origin +
+                                          " is not allowed (DNS rebinding protection); only "
+                                          "loopback origins may call this server"));
+      return false;
+    }
+    Result<Actor> who = identify(req);
+    if (!who.ok()) {
+      const bool unauthenticated = who.status().code() == StatusCode::kUnauthenticated;
+      if (unauthenticated) res.set_header("WWW-Authenticate", "Bearer");
+      SendRpc(res, unauthenticated ? 401 : 400,
+              ErrorResponse(nullptr, kInvalidRequest, who.status().message()));
+      return false;
+    }
+    *actor = *who;
+    return true;
+  }
+
+  std::shared_ptr<HttpSession> NewSession(const Actor& actor, const std::string& run,
+                                          std::string* refused) {
+    auto s = std::make_shared<HttpSession>();
+    s->id = Sha256Hex(NewId("mcp") + std::to_string(NowMillis())).substr(0, 32);
+    s->actor = actor;
+    s->last_used = NowMillis();
+    HttpSession* raw = s.get();
+    s->mcp = std::make_unique<McpSession>(server, actor, run, [raw](const Json& n) {
+      std::lock_guard<std::mutex> lock(raw->mu);
+      if (raw->queue.size() >= kMaxQueued) raw->queue.pop_front();
+      raw->queue.push_back(n);
+      raw->cv.notify_all();
+    });
+    std::lock_guard<std::mutex> lock(mu);
+    const int64_t now = NowMillis();
+    for (auto it = sessions.begin(); it != sessions.end();) {
+      std::lock_guard<std::mutex> session_lock(it->second->mu);
+      const bool idle = !it->second->stream_open && now - it->second->last_used > options.session_idle_ms;
+      it = idle ? sessions.erase(it) : std::next(it);
+    }
+    if (stopping || sessions.size() >= options.max_sessions) {
+      *refused = stopping ? "the server is stopping" : "too many sessions; end some with DELETE";
+      return nullptr;
+    }
+    sessions[s->id] = s;
+    return s;
+  }
+
+  // The session a legacy request names, or the response refusing it.
+  std::shared_ptr<HttpSession> FindSession(const httplib::Request& req, httplib::Response& res,
+                                           const Actor& actor) {
+    const std::string id = Header(req, "Mcp-Session-Id");
+    if (id.empty()) {
+      SendRpc(res, 400, ErrorResponse(nullptr, kInvalidRequest,
+                                      "Bad Request: Mcp-Session-Id header is required (send "
+                                      "initialize first, or use protocol version 2026-07-28)"));
+      return nullptr;
+    }
+    std::shared_ptr<HttpSession> s;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = sessions.find(id);
+      if (it != sessions.end()) s = it->second;
+    }
+    if (!s) {
+      SendRpc(res, 404, ErrorResponse(nullptr, -32001, "Session not found: initialize again"));
+      return nullptr;
+    }
+    if (s->actor.id != actor.id || s->actor.role != actor.role) {
+      SendRpc(res, 403, ErrorResponse(nullptr, kInvalidRequest,
+                                      "Forbidden: this session belongs to another caller"));
+      return nullptr;
+    }
+    std::lock_guard<std::mutex> lock(s->mu);
+    s->last_used = NowMillis();
+    return s;
+  }
+
+  // Answers "message" on "session": JSON, or SSE for requests that may
+  // send notifications before their response.
+  void Answer(const httplib::Request& req, httplib::Response& res,
+              std::shared_ptr<McpSession> session, Json message, bool modern) {
+    const bool request = message.is_object() && message.contains("method") && message.contains("id");
+    const std::string method = request && message["method"].is_string() ? message["method"].get<std::string>() : "";
+    if (!request) {
+      RequestIo io;
+      Json response = session->Handle(message, io);
+      if (response.is_null()) {
+        res.status = 202;
+      } else {
+        SendRpc(res, 400, response);
+      }
+      return;
+    }
+    const bool stream = Accepts(req, "text/event-stream") &&
+                        (method == "tools/call" || method == "subscriptions/listen");
+    if (!stream) {
+      RequestIo io;
+      Json response = session->Handle(message, io);
+      SendRpc(res, modern ? ModernStatus(response) : 200, response);
+      return;
+    }
+    res.status = 200;
+    res.set_header("Cache-Control", "no-cache");
+    res.set_header("X-Accel-Buffering", "no");
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [this, session, message](size_t, httplib::DataSink& sink) {
+          RequestIo io;
+          std::mutex write_mu;
+          io.send = [&](const Json& n) {
+            std::lock_guard<std::mutex> lock(write_mu);
+            if (!io.cancelled && !WriteEvent(sink, n)) io.cancelled = true;
+          };
+          io.keepalive = [&] {
+            std::lock_guard<std::mutex> lock(write_mu);
+            static constexpr char kComment[] = ": waiting\n\n";
+            if (!io.cancelled && !sink.write(kComment, sizeof kComment - 1)) io.cancelled = true;
+          };
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            if (stopping) io.cancelled = true;
+            active.insert(&io);
+          }
+          Json response = session->Handle(message, io);
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            active.erase(&io);
+          }
+          std::lock_guard<std::mutex> lock(write_mu);
+          if (!response.is_null() && !io.cancelled) WriteEvent(sink, response);
+          sink.done();
+          return true;
+        });
+  }
+
+  void Post(const httplib::Request& req, httplib::Response& res) {
+    Actor actor;
+    if (!Admit(req, res, &actor)) return;
+    Result<Json> parsed = ParseJson(req.body, "request body");
+    if (!parsed.ok()) {
+      return SendRpc(res, 400, ErrorResponse(nullptr, kParseError, "Parse error: " + parsed.status().message()));
+    }
+    Json message = std::move(parsed).value();
+    const bool object = message.is_object();
+    const std::string method = object && message.value("method", Json()).is_string() ? message["method"].get<std::string>() : "";
+    const Json params = object && message.value("params", Json()).is_object() ? message["params"] : Json::object();
+    const Json meta = params.value("_meta", Json::object());
+    const std::string header_version = Header(req, "MCP-Protocol-Version");
+    const std::string run = Header(req, "X-Baton-Run");
+    const bool modern = (meta.is_object() && meta.contains(kMetaProtocolVersion)) ||
+                        header_version == kVersion20260728 ||
+                        (method == "server/discover" && Header(req, "Mcp-Session-Id").empty());
+    if (modern) {
+      if (Status s = CheckModernHeaders(req, method, params, meta, header_version); !s.ok()) {
+        const int code = s.details().value("rpc_code", kHeaderMismatch);
+        return SendRpc(res, 400, ErrorResponse(object ? message.value("id", Json()) : Json(), code,
+                                               s.message(), s.details().value("rpc_data", Json())));
+      }
+      auto session = std::make_shared<McpSession>(server, actor, run, nullptr);
+      return Answer(req, res, session, std::move(message), true);
+    }
+    if (method == "initialize") {
+      std::string refused;
+      std::shared_ptr<HttpSession> s = NewSession(actor, run, &refused);
+      if (!s) return SendRpc(res, 503, ErrorResponse(message.value("id", Json()), kInternalError, refused));
+      RequestIo io;
+      Json response = s->mcp->Handle(message, io);
+      res.set_header("Mcp-Session-Id", s->id);
+      return SendRpc(res, 200, response);
+    }
+    std::shared_ptr<HttpSession> s = FindSession(req, res, actor);
+    if (!s) return;
+    const std::string version = s->mcp->legacy_version();
+    if (!header_version.empty() && header_version != version) {
+      return SendRpc(res, 400, ErrorResponse(message.value("id", Json()), kInvalidRequest,
+                                             "Bad Request: MCP-Protocol-Version " + header_version +
+                                                 " is not this session's (" + version + ")"));
+    }
+    // The session outlives this request through the aliasing pointer.
+    std::shared_ptr<McpSession> mcp(s, s->mcp.get());
+    Answer(req, res, mcp, std::move(message), false);
+  }
+
+  static Status HeaderMismatch(std::string message) {
+    return Status(StatusCode::kInvalidArgument, "Header mismatch: " + message,
+                  Json{{"rpc_code", kHeaderMismatch}, {"rpc_data", nullptr}});
+  }
+
+  Status CheckModernHeaders(const httplib::Request& req, const std::string& method,
+                            const Json& params, const Json& meta, const std::string& header_version) {
+    const Json body_version = meta.is_object() ? meta.value(kMetaProtocolVersion, Json()) : Json();
+    if (header_version.empty() && method != "server/discover") {
+      return HeaderMismatch("the MCP-Protocol-Version header is required");
+    }
+    if (!header_version.empty() && body_version.is_string() && body_version != header_version) {
+      return HeaderMismatch("MCP-Protocol-Version header " + header_version +
+                            " does not match params._meta version " + body_version.get<std::string>());
+    }
+    const std::string version = !header_version.empty() ? header_version
+                                : body_version.is_string() ? body_version.get<std::string>() : "";
+    if (!version.empty() && version != kVersion20260728) {
+      return Status(StatusCode::kInvalidArgument, "Unsupported protocol version",
+                    Json{{"rpc_code", kUnsupportedVersion}, {"rpc_data", UnsupportedVersionData(version)}});
+    }
+    const std::string header_method = Header(req, "Mcp-Method");
+    if (!header_method.empty() && header_method != method) {
+      return HeaderMismatch("Mcp-Method header " + header_method + " does not match method " + method);
+    }
+    const std::string name = Header(req, "Mcp-Name");
+    if (!name.empty()) {
+      const Json body_name = params.contains("name") ? params["name"] : params.value("uri", Json());
+      if (!body_name.is_string() || body_name != name) {
+        return HeaderMismatch("Mcp-Name header " + name + " does not match the request's name");
+      }
+    }
+    return Status();
+  }
+
+  void Get(const httplib::Request& req, httplib::Response& res) {
+    Actor actor;
+    if (!Admit(req, res, &actor)) return;
+    if (Header(req, "Mcp-Session-Id").empty()) {
+      res.set_header("Allow", "POST");
+      return SendRpc(res, 405, ErrorResponse(nullptr, kInvalidRequest,
+                                             "Method Not Allowed: the GET stream belongs to a 2025 "
+                                             "session (send Mcp-Session-Id)"));
+    }
+    if (!Accepts(req, "text/event-stream")) {
+      return SendRpc(res, 406, ErrorResponse(nullptr, kInvalidRequest,
+                                             "Not Acceptable: the stream is text/event-stream"));
+    }
+    std::shared_ptr<HttpSession> s = FindSession(req, res, actor);
+    if (!s) return;
+    {
+      std::lock_guard<std::mutex> lock(s->mu);
+      if (s->stream_open) {
+        return SendRpc(res, 409, ErrorResponse(nullptr, kInvalidRequest,
+                                               "Conflict: this session already has a stream open"));
+      }
+      s->stream_open = true;
+    }
+    res.status = 200;
+    res.set_header("Cache-Control", "no-cache");
+    res.set_header("X-Accel-Buffering", "no");
+    res.set_chunked_content_provider("text/event-stream", [s](size_t, httplib::DataSink& sink) {
+      std::unique_lock<std::mutex> lock(s->mu);
+      bool ok = sink.write(": stream open\n\n", 15);
+      while (ok && !s->closed) {
+        s->cv.wait_for(lock, std::chrono::milliseconds(kKeepaliveMillis),
+                       [&] { return s->closed || !s->queue.empty(); });
+        if (s->queue.empty() && !s->closed) {
+          ok = sink.write(": keepalive\n\n", 13);
+          continue;
+        }
+        std::deque<Json> batch;
+        batch.swap(s->queue);
+        lock.unlock();
+        for (const Json& n : batch) ok = ok && WriteEvent(sink, n);
+        lock.lock();
+      }
+      s->stream_open = false;
+      lock.unlock();
+      sink.done();
+      return true;
+    });
+  }
+
+  void Delete(const httplib::Request& req, httplib::Response& res) {
+    Actor actor;
+    if (!Admit(req, res, &actor)) return;
+    if (Header(req, "Mcp-Session-Id").empty()) {
+      res.set_header("Allow", "POST");
+      return SendRpc(res, 405, ErrorResponse(nullptr, kInvalidRequest,
+                                             "Method Not Allowed: DELETE ends a 2025 session "
+                                             "(send Mcp-Session-Id)"));
+    }
+    std::shared_ptr<HttpSession> s = FindSession(req, res, actor);
+    if (!s) return;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      sessions.erase(s->id);
+    }
+    End(*s);
+    res.status = 204;
+  }
+
+  static void End(HttpSession& s) {
+    s.mcp->CancelAll();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.closed = true;
+    s.cv.notify_all();
+  }
+};
+
+HttpEndpoint::HttpEndpoint(McpServer& server, Identify identify, HttpEndpointOptions options)
+    : impl_(new Impl{server, std::move(identify), std::move(options), {}, {}, {}, false}) {}
+
+HttpEndpoint::~HttpEndpoint() { CloseAll(); }
+
+void HttpEndpoint::Handle(const httplib::Request& req, httplib::Response& res) {
+  if (req.method == "POST") return impl_->Post(req, res);
+  if (req.method == "GET") return impl_->Get(req, res);
+  if (req.method == "DELETE") return impl_->Delete(req, res);
+  res.set_header("Allow", "GET, POST, DELETE");
+  SendRpc(res, 405, ErrorResponse(nullptr, kInvalidRequest, "Method Not Allowed"));
+}
+
+void HttpEndpoint::CloseAll() {
+  std::map<std::string, std::shared_ptr<HttpSession>> sessions;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->stopping = true;
+    sessions.swap(impl_->sessions);
+    for (RequestIo* io : impl_->active) io->cancelled = true;
+  }
+  for (auto& [id, s] : sessions) Impl::End(*s);
+}
+
+}  // namespace baton::mcp

@@ -1,0 +1,498 @@
+#include "mcp/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "baton/error_table.h"
+#include "mcp/protocol.h"
+#include "mcp/resources.h"
+#include "model/json_schema.h"
+
+namespace baton::mcp {
+namespace {
+
+constexpr const char* kLevels[] = {"debug",    "info",  "notice", "warning",
+                                   "error",    "critical", "alert", "emergency"};
+constexpr char kCursorPrefix[] = "tools:";
+
+int LevelRank(const std::string& level) {
+  for (int i = 0; i < 8; ++i) {
+    if (level == kLevels[i]) return i;
+  }
+  return -1;
+}
+
+// A protocol error: becomes a JSON-RPC error with "code", not a tool result.
+Status RpcError(int code, std::string message, Json data = nullptr) {
+  return Status(StatusCode::kInvalidArgument, std::move(message),
+                Json{{"rpc_code", code}, {"rpc_data", std::move(data)}});
+}
+
+Json ErrorFor(const Json& id, const Status& s) {
+  const Json& d = s.details();
+  if (d.is_object() && d.contains("rpc_code")) {
+    return ErrorResponse(id, d["rpc_code"].get<int>(), s.message(), d["rpc_data"]);
+  }
+  return ErrorResponse(id, MappingFor(s.code()).jsonrpc_code, s.message(), s.ToJson());
+}
+
+const Json& Meta(const Json& params) {
+  static const Json* const kNone = new Json(Json::object());
+  if (!params.is_object()) return *kNone;
+  auto it = params.find("_meta");
+  return it != params.end() && it->is_object() ? *it : *kNone;
+}
+
+// The caching fields 2026-07-28 requires on list and read results.
+void Cacheable(Json& result, int64_t ttl_ms, const char* scope) {
+  result["ttlMs"] = ttl_ms;
+  result["cacheScope"] = scope;
+}
+
+const char* kInstructions =
+    "baton keeps the durable state of a team of coding agents: runs, tasks and their leases, "
+    "agents, mail, questions to the human, and one hash-chained ledger. Each tool is one "
+    "operation (group_verb). A refused call returns isError with the reason and, for a status "
+    "change, the allowed next states. Calls that change state take idempotency_key: a retry "
+    "with the same key acts once.";
+
+}  // namespace
+
+Result<std::unique_ptr<McpServer>> McpServer::Create(Api& api, McpOptions options) {
+  std::unique_ptr<McpServer> server(new McpServer(api, std::move(options)));
+  ASSIGN_OR_RETURN(server->tools_, ToolCatalog::Build(api.registry(), server->options_.tool_sets));
+  return server;
+}
+
+Json ToolResult(const Tool& tool, const Result<Json>& result) {
+  if (result.ok()) {
+    const std::string text = tool.text ? tool.text(*result) : DumpJson(*result);
+    return Json{{"content", {{{"type", "text"}, {"text", text}}}},
+                {"structuredContent", *result},
+                {"isError", false}};
+  }
+  const Status& s = result.status();
+  Json error = s.ToJson();
+  std::string text = std::string(MappingFor(s.code()).name) + ": " + s.message();
+  const Json& details = s.details();
+  if (details.is_object() && details.contains("allowed") &&
+      text.find("allowed next states") == std::string::npos) {
+    text += "\nallowed next states: " + DumpJson(details["allowed"]);
+  }
+  text += "\n" + std::string(MappingFor(s.code()).advice) + "\n" + DumpJson(Json{{"error", error}});
+  // No structuredContent: it would have to match the tool's output schema.
+  return Json{{"content", {{{"type", "text"}, {"text", text}}}},
+              {"isError", true},
+              {"_meta", {{"io.baton/error", error}}}};
+}
+
+McpSession::McpSession(McpServer& server, Actor actor, std::string run,
+                       std::function<void(const Json&)> outbox)
+    : server_(server), actor_(std::move(actor)), run_(std::move(run)), outbox_(std::move(outbox)) {}
+
+McpSession::~McpSession() {
+  int listener = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    listener = listener_;
+    listener_ = 0;
+  }
+  if (listener != 0) server_.feed().Remove(listener);
+}
+
+void McpSession::CancelAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  closed_ = true;
+  for (auto& [id, io] : in_flight_) io->cancelled = true;
+}
+
+std::string McpSession::legacy_version() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return version_;
+}
+
+Json McpSession::Handle(const Json& message, RequestIo& io) {
+  Json error;
+  Result<Message> parsed = Classify(message, &error);
+  if (!parsed.ok()) return error;
+  const Message& m = *parsed;
+  if (m.kind == MessageKind::kResponse) return nullptr;  // we send no requests
+  if (m.kind == MessageKind::kNotification) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (m.method == "notifications/initialized") initialized_ = true;
+    if (m.method == "notifications/cancelled" && m.params.is_object()) {
+      auto it = in_flight_.find(m.params.value("requestId", Json()).dump());
+      if (it != in_flight_.end()) {
+        it->second->withdrawn = true;
+        it->second->cancelled = true;
+      }
+    }
+    return nullptr;
+  }
+
+  // Which version this request speaks: its own _meta (2026-07-28), or the
+  // one this session's initialize chose.
+  const Json& meta = Meta(m.params);
+  std::string version;
+  if (meta.contains(kMetaProtocolVersion)) {
+    const Json& v = meta[kMetaProtocolVersion];
+    if (!v.is_string() || v != kVersion20260728) {
+      return ErrorResponse(m.id, kUnsupportedVersion, "Unsupported protocol version",
+                           UnsupportedVersionData(v.is_string() ? v.get<std::string>() : v.dump()));
+    }
+    version = kVersion20260728;
+  } else if (m.method == "server/discover") {
+    version = kVersion20260728;
+  } else {
+    std::lock_guard<std::mutex> lock(mu_);
+    version = version_;
+  }
+  if (version.empty() && m.method != "initialize" && m.method != "ping") {
+    return ErrorResponse(m.id, kInvalidRequest,
+                         "Invalid Request: not initialized: send initialize first, or give "
+                         "params._meta[\"" + std::string(kMetaProtocolVersion) +
+                             "\"] = \"2026-07-28\" with every request");
+  }
+
+  const std::string key = m.id.dump();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) io.cancelled = true;
+    if (!in_flight_.emplace(key, &io).second) {
+      return ErrorResponse(m.id, kInvalidRequest,
+                           "Invalid Request: id " + key + " is already in use by a request in flight");
+    }
+  }
+  Result<Json> result = Dispatch(m, version, io);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    in_flight_.erase(key);
+  }
+  if (io.withdrawn) return nullptr;  // the client no longer waits for it
+  if (!result.ok()) return ErrorFor(m.id, result.status());
+  Json out = std::move(result).value();
+  if (version == kVersion20260728) {
+    out["resultType"] = "complete";
+    out["_meta"][kMetaServerInfo] = ServerInfo();
+  }
+  return ResultResponse(m.id, std::move(out));
+}
+
+Result<Json> McpSession::Dispatch(const Message& m, const std::string& version, RequestIo& io) {
+  const bool modern = version == kVersion20260728;
+  const Json params = m.params.is_object() ? m.params : Json::object();
+  const std::string& method = m.method;
+  if (method == "initialize") return Initialize(params);
+  if (method == "server/discover") return Discover();
+  if (method == "tools/list") {
+    ASSIGN_OR_RETURN(Json list, ListTools(params));
+    if (modern) Cacheable(list, 0, "private");
+    return list;
+  }
+  if (method == "tools/call") return CallTool(params, io);
+  if (method == "resources/list" || method == "resources/templates/list" ||
+      method == "resources/read") {
+    Result<Json> out = InternalError("unreachable");
+    if (method == "resources/list") {
+      out = ListResources(server_.api(), actor_);
+    } else if (method == "resources/templates/list") {
+      out = ResourceTemplates();
+    } else {
+      if (!params.contains("uri") || !params["uri"].is_string()) {
+        return RpcError(kInvalidParams, "resources/read: params.uri must be a string");
+      }
+      const std::string uri = params["uri"].get<std::string>();
+      out = ReadResource(server_.api(), actor_, uri);
+      if (!out.ok() && out.status().code() == StatusCode::kNotFound) {
+        return RpcError(modern ? kInvalidParams : kResourceNotFoundLegacy,
+                        "Resource not found: " + out.status().message(), Json{{"uri", uri}});
+      }
+    }
+    if (out.ok() && modern) Cacheable(*out, 0, "private");
+    return out;
+  }
+  if (modern && method == "subscriptions/listen") return Listen(m.id, params, io);
+  if (!modern) {
+    if (method == "ping") return Json::object();
+    if (method == "resources/subscribe") return Subscribe(params, true);
+    if (method == "resources/unsubscribe") return Subscribe(params, false);
+    if (method == "logging/setLevel") return SetLevel(params);
+  }
+  return RpcError(kMethodNotFound, "Method not found: " + method +
+                                       (modern ? " (not part of protocol version 2026-07-28)" : ""));
+}
+
+Json McpSession::Capabilities(bool modern) const {
+  Json caps = {{"tools", {{"listChanged", true}}},
+               {"resources", {{"subscribe", true}, {"listChanged", true}}}};
+  if (!modern) caps["logging"] = Json::object();
+  return caps;
+}
+
+Result<Json> McpSession::Initialize(const Json& params) {
+  const Json requested = params.value("protocolVersion", Json());
+  if (!requested.is_string()) {
+    return RpcError(kInvalidParams, "initialize: params.protocolVersion must be a string");
+  }
+  const std::string version = NegotiateLegacyVersion(requested.get<std::string>());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    version_ = version;
+  }
+  return Json{{"protocolVersion", version},
+              {"capabilities", Capabilities(false)},
+              {"serverInfo", ServerInfo()},
+              {"instructions", kInstructions}};
+}
+
+Json McpSession::Discover() const {
+  Json versions = Json::array();
+  for (std::string_view v : kSupportedVersions) versions.push_back(v);
+  Json out = {{"supportedVersions", versions},
+              {"capabilities", Capabilities(true)},
+              // The final schema has it only in _meta; early clients read it here.
+              {"serverInfo", ServerInfo()},
+              {"instructions", kInstructions}};
+  Cacheable(out, 3600000, "public");
+  return out;
+}
+
+std::vector<std::string> McpSession::VisibleToolNames() {
+  std::vector<std::string> names;
+  for (const Tool* t : server_.tools().Visible(server_.api(), actor_, run_)) names.push_back(t->name);
+  return names;
+}
+
+Result<Json> McpSession::ListTools(const Json& params) {
+  size_t offset = 0;
+  if (params.contains("cursor")) {
+    const Json& c = params["cursor"];
+    const std::string text = c.is_string() ? c.get<std::string>() : "";
+    char* end = nullptr;
+    const std::string prefix = kCursorPrefix;
+    if (text.rfind(prefix, 0) == 0 && text.size() > prefix.size()) {
+      offset = std::strtoull(text.c_str() + prefix.size(), &end, 10);
+    }
+    if (end == nullptr || *end != '\0') {
+      return RpcError(kInvalidParams, "tools/list: invalid cursor " + c.dump() +
+                                          "; pass back the nextCursor of the previous page");
+    }
+  }
+  std::vector<const Tool*> tools = server_.tools().Visible(server_.api(), actor_, run_);
+  if (offset > tools.size()) {
+    return RpcError(kInvalidParams, "tools/list: cursor is past the end of the list");
+  }
+  const size_t page = static_cast<size_t>(std::max(1, server_.options().page_size));
+  Json list = Json::array();
+  for (size_t i = offset; i < tools.size() && i < offset + page; ++i) {
+    list.push_back(ToolCatalog::Describe(*tools[i], actor_));
+  }
+  Json out = {{"tools", list}};
+  if (offset + page < tools.size()) out["nextCursor"] = kCursorPrefix + std::to_string(offset + page);
+  if (server_.tools().has_gated() && outbox_) {
+    std::vector<std::string> names;
+    for (const Tool* t : tools) names.push_back(t->name);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      listed_tools_ = std::move(names);
+      tools_listed_ = true;
+    }
+    EnsureListening();
+  }
+  return out;
+}
+
+Result<Json> McpSession::CallTool(const Json& params, RequestIo& io) {
+  if (!params.contains("name") || !params["name"].is_string()) {
+    return RpcError(kInvalidParams, "tools/call: params.name must be a string");
+  }
+  const std::string name = params["name"].get<std::string>();
+  const Tool* tool = server_.tools().Find(name);
+  if (tool == nullptr) {
+    return RpcError(kInvalidParams, "Unknown tool: " + name + "; tools/list lists them");
+  }
+  Json args = params.value("arguments", Json::object());
+  if (!args.is_object()) {
+    return RpcError(kInvalidParams, "tools/call: params.arguments must be an object");
+  }
+  const Json& meta = Meta(params);
+  const Json token = meta.value("progressToken", Json());
+  auto progress_count = std::make_shared<int>(0);
+  std::function<void(const std::string&)> progress = [&io, token, progress_count](const std::string& msg) {
+    if (token.is_null() || !io.send) {
+      if (io.keepalive) io.keepalive();
+      return;
+    }
+    io.send(MakeNotification("notifications/progress", {{"progressToken", token},
+                                                         {"progress", ++*progress_count},
+                                                         {"message", msg}}));
+  };
+  std::string key;
+  if (meta.contains(kMetaIdempotencyKey) && meta[kMetaIdempotencyKey].is_string()) {
+    key = meta[kMetaIdempotencyKey].get<std::string>();
+  }
+  Result<Json> result = [&]() -> Result<Json> {
+    if (!OfferedTo(*tool, actor_)) {
+      std::string roles;
+      for (const std::string& r : tool->roles) roles += (roles.empty() ? "" : ", ") + r;
+      return PermissionDeniedError("tool " + name + " is for role " + roles + " (caller " +
+                                   actor_.id + " has role " + actor_.role + ")");
+    }
+    if (tool->available && !tool->available(server_.api(), actor_, run_)) {
+      return FailedPreconditionError("tool " + name +
+                                     " is not available now: the workflow runs without human "
+                                     "interaction (interaction mode)");
+    }
+    if (tool->validate_arguments) {
+      Status valid = ValidateJson(tool->input_schema, args);
+      if (!valid.ok()) return Status(valid.code(), name + ": invalid arguments: " + valid.message(), valid.details());
+    }
+    ToolCall call{actor_, args, key, run_, progress, &io.cancelled,
+                  server_.options().progress_interval_ms};
+    return tool->call(server_.api(), call);
+  }();
+  if (!result.ok()) {
+    Log(io, "warning", {{"tool", name}, {"error", result.status().ToJson()}});
+  }
+  return ToolResult(*tool, result);
+}
+
+Result<Json> McpSession::Subscribe(const Json& params, bool subscribe) {
+  if (!params.contains("uri") || !params["uri"].is_string()) {
+    return RpcError(kInvalidParams, "resources/subscribe: params.uri must be a string");
+  }
+  const std::string uri = params["uri"].get<std::string>();
+  Status valid = CheckResourceUri(uri);
+  if (!valid.ok()) return RpcError(kInvalidParams, valid.message(), Json{{"uri", uri}});
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (subscribe) {
+      subscriptions_.insert(uri);
+    } else {
+      subscriptions_.erase(uri);
+    }
+  }
+  if (subscribe) EnsureListening();
+  return Json::object();
+}
+
+Result<Json> McpSession::SetLevel(const Json& params) {
+  const std::string level = params.value("level", Json("")).is_string() ? params.value("level", "") : "";
+  if (LevelRank(level) < 0) {
+    return RpcError(kInvalidParams, "logging/setLevel: level must be one of debug, info, notice, "
+                                    "warning, error, critical, alert, emergency");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  log_level_ = level;
+  return Json::object();
+}
+
+void McpSession::Log(RequestIo& io, const std::string& level, const Json& data) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (log_level_.empty() || LevelRank(level) < LevelRank(log_level_)) return;
+  }
+  if (io.send) {
+    io.send(MakeNotification("notifications/message",
+                             {{"level", level}, {"logger", "baton"}, {"data", data}}));
+  }
+}
+
+void McpSession::EnsureListening() {
+  if (!outbox_) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (listener_ != 0) return;
+    listener_ = -1;  // claimed; set below
+  }
+  const int id = server_.feed().Add([this](const Json& event) { OnEvent(event); });
+  std::lock_guard<std::mutex> lock(mu_);
+  listener_ = id;
+}
+
+void McpSession::OnEvent(const Json& event) {
+  std::vector<std::string> updated;
+  bool check_tools = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const std::string& uri : UrisChangedBy(event)) {
+      if (subscriptions_.count(uri) != 0 &&
+          std::find(updated.begin(), updated.end(), uri) == updated.end()) {
+        updated.push_back(uri);
+      }
+    }
+    check_tools = tools_listed_ && event["run_id"].is_string();
+  }
+  for (const std::string& uri : updated) {
+    outbox_(MakeNotification("notifications/resources/updated", {{"uri", uri}}));
+  }
+  if (event.value("kind", "") == "run.created") {
+    outbox_(MakeNotification("notifications/resources/list_changed", nullptr));
+  }
+  if (!check_tools) return;
+  std::vector<std::string> names = VisibleToolNames();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (names == listed_tools_) return;
+    listed_tools_ = std::move(names);
+  }
+  outbox_(MakeNotification("notifications/tools/list_changed", nullptr));
+}
+
+Result<Json> McpSession::Listen(const Json& id, const Json& params, RequestIo& io) {
+  const Json filter = params.value("notifications", Json::object());
+  if (!filter.is_object()) {
+    return RpcError(kInvalidParams, "subscriptions/listen: params.notifications must be an object");
+  }
+  Json honored = Json::object();
+  std::set<std::string> uris;
+  if (filter.value("toolsListChanged", false)) honored["toolsListChanged"] = true;
+  if (filter.value("resourcesListChanged", false)) honored["resourcesListChanged"] = true;
+  if (filter.contains("resourceSubscriptions")) {
+    const Json& list = filter["resourceSubscriptions"];
+    if (!list.is_array()) {
+      return RpcError(kInvalidParams, "subscriptions/listen: resourceSubscriptions must be an array");
+    }
+    for (const Json& u : list) {
+      Status valid = u.is_string() ? CheckResourceUri(u.get<std::string>())
+                                   : InvalidArgumentError("resourceSubscriptions: URIs are strings");
+      if (!valid.ok()) return RpcError(kInvalidParams, valid.message());
+      uris.insert(u.get<std::string>());
+    }
+    honored["resourceSubscriptions"] = Json(std::vector<std::string>(uris.begin(), uris.end()));
+  }
+  if (!io.send) return RpcError(kInvalidRequest, "subscriptions/listen needs a stream to send on");
+  const Json sub_meta = {{kMetaSubscriptionId, id}};
+  io.send(MakeNotification("notifications/subscriptions/acknowledged",
+                           {{"_meta", sub_meta}, {"notifications", honored}}));
+  std::vector<std::string> listed = VisibleToolNames();
+  auto send = [&io, sub_meta](const char* method, Json p) {
+    p["_meta"] = sub_meta;
+    io.send(MakeNotification(method, std::move(p)));
+  };
+  const int listener = server_.feed().Add([&](const Json& event) {
+    for (const std::string& uri : UrisChangedBy(event)) {
+      if (uris.count(uri) != 0) send("notifications/resources/updated", {{"uri", uri}});
+    }
+    if (honored.contains("resourcesListChanged") && event.value("kind", "") == "run.created") {
+      send("notifications/resources/list_changed", Json::object());
+    }
+    if (honored.contains("toolsListChanged") && server_.tools().has_gated()) {
+      std::vector<std::string> now = VisibleToolNames();
+      if (now != listed) {
+        listed = now;
+        send("notifications/tools/list_changed", Json::object());
+      }
+    }
+  });
+  // Ends when the client cancels it or goes away (found by the keepalive).
+  for (int tick = 1; !io.cancelled; ++tick) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (tick % 150 == 0 && io.keepalive) io.keepalive();
+  }
+  server_.feed().Remove(listener);
+  return Json{{"_meta", sub_meta}};
+}
+
+}  // namespace baton::mcp

@@ -1,0 +1,71 @@
+// Bearer tokens for HTTP callers: token.*.
+
+#include "engine/tokens.h"
+#include "ops/api.h"
+#include "ops/schemas.h"
+
+namespace baton {
+namespace {
+
+namespace s = schema;
+
+Json TokenOut() {
+  return s::Entity({{"id", {{"type", "string"}}},
+                    {"agent", {{"type", "string"}}},
+                    {"role", {{"type", "string"}}},
+                    {"note", {{"type", "string"}}},
+                    {"created_at", {{"type", "string"}}}});
+}
+
+}  // namespace
+
+Status RegisterTokenOps(Registry& r) {
+  RETURN_IF_ERROR(r.Add({
+      .name = "token.create",
+      .summary = "Make a bearer token for an HTTP caller (the secret is shown only now; baton "
+                 "keeps its hash)",
+      .input_schema = s::Input({{"agent", s::Id("the agent id the token speaks for")},
+                                {"role", s::Enum("its role", {"coordinator", "agent", "human", "admin"})},
+                                {"note", s::String("what it is for", 500)}},
+                               {"agent", "role"}),
+      .output_schema = [] {
+        Json out = TokenOut();
+        out["properties"]["token"] = {{"type", "string"}};
+        out["required"].push_back("token");
+        return out;
+      }(),
+      .roles = {"human"},
+      .mutating = true,
+      .positional = {"agent", "role"},
+      .handler = CreateToken,
+  }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "token.list",
+      .summary = "List bearer tokens (never their secrets), revoked ones included",
+      .input_schema = s::Input({}),
+      .output_schema = s::ListOf("tokens", TokenOut()),
+      .roles = {"human"},
+      .handler = ListTokens,
+  }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "token.revoke",
+      .summary = "Revoke a bearer token: its next request is refused",
+      .input_schema = s::Input({{"id", s::Id("the token's id (tok-...)")}}, {"id"}),
+      .output_schema = TokenOut(),
+      .roles = {"human"},
+      .mutating = true,
+      .idempotent = true,
+      .positional = {"id"},
+      .handler = RevokeToken,
+  }));
+  return r.Add({
+      .name = "token.resolve",
+      .summary = "Internal: the caller a bearer token speaks for",
+      .input_schema = s::Input({{"token", s::String("the secret", 200)}}, {"token"}),
+      .output_schema = s::Entity({{"agent", {{"type", "string"}}}, {"role", {{"type", "string"}}}}),
+      .roles = {"admin"},
+      .handler = ResolveToken,
+  });
+}
+
+}  // namespace baton
