@@ -39,9 +39,9 @@ Result<std::string> NewSecret() {
 }  // namespace
 
 Result<Json> CreateToken(OpContext& ctx, const Json& in) {
-  const std::string agent = in.at("agent").get<std::string>();
-  const std::string role = in.at("role").get<std::string>();
-  RETURN_IF_ERROR(CheckRole(role).WithPrefix("role"));
+  const std::string agent = in.at("holder").get<std::string>();
+  const std::string role = in.at("holder_role").get<std::string>();
+  RETURN_IF_ERROR(CheckRole(role).WithPrefix("holder_role"));
   ASSIGN_OR_RETURN(std::string secret, NewSecret());
   const std::string id = NewId("tok");
   const std::string note = in.value("note", "");

@@ -12,7 +12,7 @@
 
 namespace baton {
 
-// token.create {agent, role, note?} -> {id, token, agent, role, note,
+// token.create {holder, holder_role, note?} -> {id, token, agent, role, note,
 // created_at}: "token" is the secret, returned only here.
 Result<Json> CreateToken(OpContext& ctx, const Json& in);
 // token.list -> {tokens: [{id, agent, role, note, created_by, created_at,

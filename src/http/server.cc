@@ -8,6 +8,7 @@
 
 #include "baton/error_table.h"
 #include "mcp/http_endpoint.h"
+#include "mcp/protocol.h"
 
 namespace baton {
 namespace {
@@ -172,12 +173,22 @@ struct HttpServer::Impl {
     server.Get("/v1/health", [](const httplib::Request&, httplib::Response& r) {
       SendJson(r, 200, Json{{"ok", true}});
     });
-    server.set_error_handler([](const httplib::Request& req, httplib::Response& r) {
+    server.set_error_handler([this](const httplib::Request& req, httplib::Response& r) {
       if (!r.body.empty()) return;
-      SendError(r, r.status == 404
-                       ? NotFoundError("no route " + req.method + " " + req.path +
-                                       "; operations are POST /v1/ops/{name}")
-                       : InvalidArgumentError("HTTP " + std::to_string(r.status)));
+      const int status = r.status;
+      const std::string what = status == 413 ? "the request body is larger than " +
+                                                   std::to_string(options.max_body) + " bytes"
+                                             : "HTTP " + std::to_string(status);
+      if (req.path == "/mcp") {
+        r.set_content(DumpJson(mcp::ErrorResponse(nullptr, mcp::kInvalidRequest, "Invalid Request: " + what)),
+                      "application/json");
+      } else if (status == 404) {
+        SendError(r, NotFoundError("no route " + req.method + " " + req.path +
+                                   "; operations are POST /v1/ops/{name}"));
+      } else {
+        SendError(r, status == 413 ? ResourceExhaustedError(what) : InvalidArgumentError(what));
+      }
+      r.status = status;  // the status httplib chose (404, 413, ...) stands
     });
     server.set_exception_handler(
         [](const httplib::Request&, httplib::Response& r, std::exception_ptr) {

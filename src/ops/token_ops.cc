@@ -24,10 +24,12 @@ Status RegisterTokenOps(Registry& r) {
       .name = "token.create",
       .summary = "Make a bearer token for an HTTP caller (the secret is shown only now; baton "
                  "keeps its hash)",
-      .input_schema = s::Input({{"agent", s::Id("the agent id the token speaks for")},
-                                {"role", s::Enum("its role", {"coordinator", "agent", "human", "admin"})},
+      // Not "agent" and "role": those are the CLI's global caller flags.
+      .input_schema = s::Input({{"holder", s::Id("the agent id the token speaks for")},
+                                {"holder_role", s::Enum("the role it speaks with",
+                                                        {"coordinator", "agent", "human", "admin"})},
                                 {"note", s::String("what it is for", 500)}},
-                               {"agent", "role"}),
+                               {"holder", "holder_role"}),
       .output_schema = [] {
         Json out = TokenOut();
         out["properties"]["token"] = {{"type", "string"}};
@@ -36,7 +38,8 @@ Status RegisterTokenOps(Registry& r) {
       }(),
       .roles = {"human"},
       .mutating = true,
-      .positional = {"agent", "role"},
+      // The role is a flag: a positional "agent" would be read as the agent group.
+      .positional = {"holder"},
       .handler = CreateToken,
   }));
   RETURN_IF_ERROR(r.Add({

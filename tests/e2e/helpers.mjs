@@ -1,0 +1,90 @@
+// Shared by the end-to-end suites: the built baton binary, a fresh store per
+// test, `baton serve` on a free port, and CLI calls as a user makes them.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const BATON = process.env.BATON_BIN || path.resolve(here, '../../build/baton');
+
+// A fresh folder with its store; remove() deletes it.
+export function freshStore() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'baton-e2e-'));
+  return { dir, store: path.join(dir, 'baton.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+// Runs `baton --store STORE args...` and returns its parsed JSON output.
+export function cli(store, args, { agent, role } = {}) {
+  const globals = ['--store', store, '--output', 'json'];
+  if (agent) globals.push('--agent', agent);
+  if (role) globals.push('--role', role);
+  const out = execFileSync(BATON, [...globals, ...args], { encoding: 'utf8' });
+  return JSON.parse(out);
+}
+
+// The argv of `baton mcp` for a caller.
+export function mcpArgs(store, agent, role, extra = []) {
+  return ['--store', store, '--agent', agent, '--role', role, 'mcp', ...extra];
+}
+
+// Starts `baton serve` on a free port; resolves to {url, stop()}.
+export function serve(store, extra = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BATON, ['--store', store, 'serve', '--listen', '127.0.0.1:0', ...extra], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/[0-9.:]+)/);
+      if (m) {
+        resolve({
+          url: m[1],
+          stop: () =>
+            new Promise((done) => {
+              child.once('exit', done);
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`baton serve exited ${code}: ${err}`)));
+  });
+}
+
+// Waits until "predicate" holds, polling; fails after "ms".
+export async function eventually(predicate, ms = 8000, what = 'condition') {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await predicate();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+// Every tool, following nextCursor; returns {tools, pages}.
+export async function listAllTools(client) {
+  const tools = [];
+  let cursor;
+  let pages = 0;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+    pages++;
+  } while (cursor);
+  return { tools, pages };
+}
+
+// The structured result of a tool call that must succeed.
+export async function call(client, name, args = {}) {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) throw new Error(`${name} refused: ${result.content[0].text}`);
+  return result.structuredContent;
+}
