@@ -49,9 +49,7 @@ std::string SgaiIdentityName(const std::string& header) {
   return first == std::string::npos ? "" : name.substr(first, last - first + 1);
 }
 
-bool IsLoopbackHost(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
+bool IsLoopbackHost(const std::string& host) { return mcp::IsLoopbackHostName(host); }
 
 struct HttpServer::Impl {
   Api& api;
@@ -145,9 +143,11 @@ struct HttpServer::Impl {
     // Without it small responses wait for delayed ACKs (~40 ms each).
     server.set_tcp_nodelay(true);
     // Agents keep connections open; closing every few requests makes their
-    // next request fail to read.
+    // next request fail to read. An idle connection closes after 5 s (as
+    // node's HTTP server does): a stopping server waits that long at most
+    // for the workers that hold one.
     server.set_keep_alive_max_count(100000);
-    server.set_keep_alive_timeout(60);
+    server.set_keep_alive_timeout(5);
     server.new_task_queue = [n = options.threads] { return new httplib::ThreadPool(n); };
     server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       if (OriginAllowed(req)) return httplib::Server::HandlerResponse::Unhandled;

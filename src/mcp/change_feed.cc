@@ -1,5 +1,7 @@
 #include "mcp/change_feed.h"
 
+#include <algorithm>
+
 #include "util/clock.h"
 
 namespace baton::mcp {
@@ -19,15 +21,15 @@ ChangeFeed::~ChangeFeed() {
 }
 
 int ChangeFeed::Add(Listener listener) {
+  // A listener hears of what is committed after the head it joined at, not
+  // of what the loop may still be reading for the others.
+  Result<Json> status = api_.Call("store.status", Json::object(), SystemActor());
+  const int64_t head = status.ok() ? (*status)["ledger"]["head_seq"].get<int64_t>() : 0;
   std::lock_guard<std::mutex> lock(mu_);
-  if (last_seq_ < 0) {
-    // Start from the head: listeners hear of what is committed from now on.
-    Result<Json> status = api_.Call("store.status", Json::object(), SystemActor());
-    last_seq_ = status.ok() ? (*status)["ledger"]["head_seq"].get<int64_t>() : 0;
-    thread_ = std::thread([this] { Loop(); });
-  }
+  if (listeners_.empty()) last_seq_ = std::max(last_seq_, head);
+  if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
   const int id = next_id_++;
-  listeners_[id] = std::move(listener);
+  listeners_[id] = Entry{head, std::move(listener)};
   return id;
 }
 
@@ -51,14 +53,17 @@ void ChangeFeed::Loop() {
     Result<Json> got = api_.Call("ledger.events", {{"since", since}, {"limit", kBatch}}, SystemActor());
     if (!got.ok() || (*got)["events"].empty()) continue;
     std::lock_guard<std::mutex> dispatch(dispatch_mu_);
-    std::map<int, Listener> listeners;
+    std::map<int, Entry> listeners;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      last_seq_ = (*got)["events"].back()["seq"].get<int64_t>();
+      last_seq_ = std::max(last_seq_, (*got)["events"].back()["seq"].get<int64_t>());
       listeners = listeners_;
     }
     for (const Json& event : (*got)["events"]) {
-      for (auto& [id, listener] : listeners) listener(event);
+      const int64_t seq = event["seq"].get<int64_t>();
+      for (auto& [id, entry] : listeners) {
+        if (seq > entry.after_seq) entry.listener(event);
+      }
     }
   }
 }

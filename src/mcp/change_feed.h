@@ -38,11 +38,15 @@ class ChangeFeed {
 
   Api& api_;
   std::mutex mu_;                      // guards the fields below
-  std::map<int, Listener> listeners_;  // GUARDED_BY(mu_)
+  struct Entry {
+    int64_t after_seq;  // the ledger head when it was added
+    Listener listener;
+  };
+  std::map<int, Entry> listeners_;     // GUARDED_BY(mu_)
   int next_id_ = 1;                    // GUARDED_BY(mu_)
   bool stop_ = false;                  // GUARDED_BY(mu_)
-  int64_t last_seq_ = -1;              // GUARDED_BY(mu_); -1: not started
-  std::thread thread_;
+  int64_t last_seq_ = 0;               // GUARDED_BY(mu_): events up to it were read
+  std::thread thread_;                 // started by the first Add
   // Held while listeners run, so Remove can wait for a call in progress.
   std::mutex dispatch_mu_;
 };

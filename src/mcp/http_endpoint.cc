@@ -61,16 +61,38 @@ int ModernStatus(const Json& response) {
 
 }  // namespace
 
+bool IsLoopbackHostName(const std::string& host) {
+  if (host == "localhost" || host == "::1" || host == "[::1]") return true;
+  // An IPv4 literal in 127.0.0.0/8: four decimal parts, nothing else
+  // ("127.0.0.1.evil.example" is a name anyone may own).
+  if (host.rfind("127.", 0) != 0) return false;
+  int parts = 0;
+  size_t start = 0;
+  while (start <= host.size()) {
+    size_t dot = host.find('.', start);
+    if (dot == std::string::npos) dot = host.size();
+    const std::string part = host.substr(start, dot - start);
+    if (part.empty() || part.size() > 3 ||
+        part.find_first_not_of("0123456789") != std::string::npos || std::stoi(part) > 255) {
+      return false;
+    }
+    ++parts;
+    start = dot + 1;
+  }
+  return parts == 4;
+}
+
 bool IsLoopbackOrigin(const std::string& origin) {
   for (const char* scheme : {"http://", "https://"}) {
     if (origin.rfind(scheme, 0) != 0) continue;
     std::string host = origin.substr(std::string(scheme).size());
     if (host.rfind("[::1]", 0) == 0) {
-      host = "[::1]";
-    } else {
-      host = host.substr(0, host.find(':'));
+      const std::string rest = host.substr(5);
+      return rest.empty() || rest[0] == ':';
     }
-    return host == "localhost" || host == "[::1]" || host.rfind("127.", 0) == 0;
+    const size_t end = host.find_first_of(":/");
+    if (end != std::string::npos && host[end] == '/') return false;  // an Origin has no path
+    return IsLoopbackHostName(host.substr(0, end));
   }
   return false;
 }
@@ -83,7 +105,23 @@ struct HttpEndpoint::Impl {
   std::mutex mu;  // guards the fields below
   std::map<std::string, std::shared_ptr<HttpSession>> sessions;
   std::set<RequestIo*> active;  // requests answering on an SSE stream
+  // Stateless (2026) requests on SSE by caller and id, for the client's
+  // notifications/cancelled, which arrives on a request of its own.
+  std::map<std::string, RequestIo*> stateless;
   bool stopping = false;
+
+  static std::string StatelessKey(const Actor& actor, const Json& id) {
+    return actor.id + "\n" + actor.role + "\n" + id.dump();
+  }
+
+  // A 2026 cancellation: ends the caller's request it names, if running.
+  void CancelStateless(const Actor& actor, const Json& params) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = stateless.find(StatelessKey(actor, params.value("requestId", Json())));
+    if (it == stateless.end()) return;
+    it->second->withdrawn = true;
+    it->second->cancelled = true;
+  }
 
   // false (and the response set) when the request is refused before any
   // JSON-RPC is read: a foreign Origin or an unknown caller.
@@ -123,12 +161,23 @@ struct HttpEndpoint::Impl {
       raw->queue.push_back(n);
       raw->cv.notify_all();
     });
+    // Expired sessions are released after the locks: the last reference
+    // destroys a session, whose destructor waits for the change feed.
+    std::vector<std::shared_ptr<HttpSession>> expired;
     std::lock_guard<std::mutex> lock(mu);
     const int64_t now = NowMillis();
     for (auto it = sessions.begin(); it != sessions.end();) {
-      std::lock_guard<std::mutex> session_lock(it->second->mu);
-      const bool idle = !it->second->stream_open && now - it->second->last_used > options.session_idle_ms;
-      it = idle ? sessions.erase(it) : std::next(it);
+      bool idle = false;
+      {
+        std::lock_guard<std::mutex> session_lock(it->second->mu);
+        idle = !it->second->stream_open && now - it->second->last_used > options.session_idle_ms;
+      }
+      if (!idle) {
+        ++it;
+        continue;
+      }
+      expired.push_back(std::move(it->second));
+      it = sessions.erase(it);
     }
     if (stopping || sessions.size() >= options.max_sessions) {
       *refused = stopping ? "the server is stopping" : "too many sessions; end some with DELETE";
@@ -172,6 +221,10 @@ struct HttpEndpoint::Impl {
   // send notifications before their response.
   void Answer(const httplib::Request& req, httplib::Response& res,
               std::shared_ptr<McpSession> session, Json message, bool modern) {
+    if (modern && message.is_object() && message.value("method", Json()) == "notifications/cancelled" &&
+        message.value("params", Json()).is_object()) {
+      CancelStateless(session->actor(), message["params"]);
+    }
     const bool request = message.is_object() && message.contains("method") && message.contains("id");
     const std::string method = request && message["method"].is_string() ? message["method"].get<std::string>() : "";
     if (!request) {
@@ -197,7 +250,8 @@ struct HttpEndpoint::Impl {
     res.set_header("X-Accel-Buffering", "no");
     res.set_chunked_content_provider(
         "text/event-stream",
-        [this, session, message](size_t, httplib::DataSink& sink) {
+        [this, session, message, modern](size_t, httplib::DataSink& sink) {
+          const std::string key = modern ? StatelessKey(session->actor(), message["id"]) : "";
           RequestIo io;
           std::mutex write_mu;
           io.send = [&](const Json& n) {
@@ -213,11 +267,14 @@ struct HttpEndpoint::Impl {
             std::lock_guard<std::mutex> lock(mu);
             if (stopping) io.cancelled = true;
             active.insert(&io);
+            if (modern) stateless[key] = &io;
           }
           Json response = session->Handle(message, io);
           {
             std::lock_guard<std::mutex> lock(mu);
             active.erase(&io);
+            auto it = stateless.find(key);
+            if (modern && it != stateless.end() && it->second == &io) stateless.erase(it);
           }
           std::lock_guard<std::mutex> lock(write_mu);
           if (!response.is_null() && !io.cancelled) WriteEvent(sink, response);
@@ -336,18 +393,18 @@ struct HttpEndpoint::Impl {
     res.set_header("Cache-Control", "no-cache");
     res.set_header("X-Accel-Buffering", "no");
     res.set_chunked_content_provider("text/event-stream", [s](size_t, httplib::DataSink& sink) {
-      std::unique_lock<std::mutex> lock(s->mu);
+      // Writes happen without the session's lock: a stalled client must
+      // not hold up the change feed, which queues under it.
       bool ok = sink.write(": stream open\n\n", 15);
+      std::unique_lock<std::mutex> lock(s->mu);
       while (ok && !s->closed) {
         s->cv.wait_for(lock, std::chrono::milliseconds(kKeepaliveMillis),
                        [&] { return s->closed || !s->queue.empty(); });
-        if (s->queue.empty() && !s->closed) {
-          ok = sink.write(": keepalive\n\n", 13);
-          continue;
-        }
+        if (s->closed) break;
         std::deque<Json> batch;
         batch.swap(s->queue);
         lock.unlock();
+        if (batch.empty()) ok = sink.write(": keepalive\n\n", 13);
         for (const Json& n : batch) ok = ok && WriteEvent(sink, n);
         lock.lock();
       }
@@ -386,7 +443,7 @@ struct HttpEndpoint::Impl {
 };
 
 HttpEndpoint::HttpEndpoint(McpServer& server, Identify identify, HttpEndpointOptions options)
-    : impl_(new Impl{server, std::move(identify), std::move(options), {}, {}, {}, false}) {}
+    : impl_(new Impl{server, std::move(identify), std::move(options), {}, {}, {}, {}, false}) {}
 
 HttpEndpoint::~HttpEndpoint() { CloseAll(); }
 

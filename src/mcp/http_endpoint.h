@@ -62,6 +62,9 @@ class HttpEndpoint {
 
 // True when "origin" (an Origin header value) names a loopback host.
 bool IsLoopbackOrigin(const std::string& origin);
+// True for "localhost", ::1 (bracketed or not) and IPv4 literals in
+// 127.0.0.0/8 — never a name that merely starts with "127.".
+bool IsLoopbackHostName(const std::string& host);
 
 }  // namespace baton::mcp
 

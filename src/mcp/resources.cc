@@ -71,8 +71,16 @@ Result<Json> ListResources(Api& api, const Actor& actor) {
   Json list = Json::array({Resource("baton://runs", "runs", "every run"),
                            Resource("baton://questions", "questions",
                                     "the questions waiting for a human")});
-  ASSIGN_OR_RETURN(Json runs, api.Call("run.list", {{"limit", 200}}, actor));
-  for (const Json& run : runs["runs"]) {
+  // The newest runs not yet in a final state of their machine.
+  constexpr size_t kMaxRuns = 200;
+  ASSIGN_OR_RETURN(Json all, api.Call("run.list", {{"limit", 100000}}, actor));
+  std::vector<Json> runs;
+  for (const Json& run : all["runs"]) {
+    const Machine* machine = api.machines().Find(run["machine"].get<std::string>());
+    if (machine == nullptr || !machine->IsTerminal(run["status"].get<std::string>())) runs.push_back(run);
+  }
+  if (runs.size() > kMaxRuns) runs.erase(runs.begin(), runs.end() - kMaxRuns);
+  for (const Json& run : runs) {
     const std::string id = run["id"].get<std::string>();
     list.push_back(Resource("baton://runs/" + id, "run " + id,
                             run["profile"].get<std::string>() + " run \"" +

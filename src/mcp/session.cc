@@ -138,7 +138,9 @@ Json McpSession::Handle(const Json& message, RequestIo& io) {
   if (meta.contains(kMetaProtocolVersion)) {
     const Json& v = meta[kMetaProtocolVersion];
     if (!v.is_string() || v != kVersion20260728) {
-      return ErrorResponse(m.id, kUnsupportedVersion, "Unsupported protocol version",
+      return ErrorResponse(m.id, kUnsupportedVersion,
+                           "Unsupported protocol version in params._meta (only 2026-07-28 is "
+                           "given per request; 2025 versions are negotiated with initialize)",
                            UnsupportedVersionData(v.is_string() ? v.get<std::string>() : v.dump()));
     }
     version = kVersion20260728;
@@ -164,7 +166,14 @@ Json McpSession::Handle(const Json& message, RequestIo& io) {
                            "Invalid Request: id " + key + " is already in use by a request in flight");
     }
   }
-  Result<Json> result = Dispatch(m, version, io);
+  Result<Json> result = InternalError("not run");
+  try {
+    result = Dispatch(m, version, io);
+  } catch (const std::exception& e) {
+    // A value of an unexpected type the checks above let through: a defect,
+    // answered as one, never a dead server.
+    result = InternalError(m.method + ": " + e.what());
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     in_flight_.erase(key);
@@ -446,9 +455,16 @@ Result<Json> McpSession::Listen(const Json& id, const Json& params, RequestIo& i
     return RpcError(kInvalidParams, "subscriptions/listen: params.notifications must be an object");
   }
   Json honored = Json::object();
+  for (const char* flag : {"toolsListChanged", "resourcesListChanged", "promptsListChanged"}) {
+    if (!filter.contains(flag)) continue;
+    if (!filter[flag].is_boolean()) {
+      return RpcError(kInvalidParams, std::string("subscriptions/listen: notifications.") + flag +
+                                          " must be a boolean");
+    }
+    // baton has no prompts: that one is never honoured.
+    if (filter[flag].get<bool>() && std::string(flag) != "promptsListChanged") honored[flag] = true;
+  }
   std::set<std::string> uris;
-  if (filter.value("toolsListChanged", false)) honored["toolsListChanged"] = true;
-  if (filter.value("resourcesListChanged", false)) honored["resourcesListChanged"] = true;
   if (filter.contains("resourceSubscriptions")) {
     const Json& list = filter["resourceSubscriptions"];
     if (!list.is_array()) {
@@ -464,13 +480,22 @@ Result<Json> McpSession::Listen(const Json& id, const Json& params, RequestIo& i
   }
   if (!io.send) return RpcError(kInvalidRequest, "subscriptions/listen needs a stream to send on");
   const Json sub_meta = {{kMetaSubscriptionId, id}};
-  io.send(MakeNotification("notifications/subscriptions/acknowledged",
-                           {{"_meta", sub_meta}, {"notifications", honored}}));
-  std::vector<std::string> listed = VisibleToolNames();
-  auto send = [&io, sub_meta](const char* method, Json p) {
+  // Listening starts before the acknowledgement goes out, so nothing
+  // committed right after it is missed; what arrives before it waits.
+  std::mutex order_mu;
+  bool acknowledged = false;       // GUARDED_BY(order_mu)
+  std::vector<Json> early;         // GUARDED_BY(order_mu)
+  auto send = [&](const char* method, Json p) {
     p["_meta"] = sub_meta;
-    io.send(MakeNotification(method, std::move(p)));
+    Json n = MakeNotification(method, std::move(p));
+    std::lock_guard<std::mutex> lock(order_mu);
+    if (acknowledged) {
+      io.send(n);
+    } else {
+      early.push_back(std::move(n));
+    }
   };
+  std::vector<std::string> listed = VisibleToolNames();
   const int listener = server_.feed().Add([&](const Json& event) {
     for (const std::string& uri : UrisChangedBy(event)) {
       if (uris.count(uri) != 0) send("notifications/resources/updated", {{"uri", uri}});
@@ -486,6 +511,13 @@ Result<Json> McpSession::Listen(const Json& id, const Json& params, RequestIo& i
       }
     }
   });
+  {
+    std::lock_guard<std::mutex> lock(order_mu);
+    io.send(MakeNotification("notifications/subscriptions/acknowledged",
+                             {{"_meta", sub_meta}, {"notifications", honored}}));
+    for (const Json& n : early) io.send(n);
+    acknowledged = true;
+  }
   // Ends when the client cancels it or goes away (found by the keepalive).
   for (int tick = 1; !io.cancelled; ++tick) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -98,6 +98,7 @@ void HandleLine(McpSession& session, LineWriter& out, WorkerPool& pool, std::str
     return;
   }
   const bool request = message->is_object() && message->contains("method") && message->contains("id");
+  const Json id = request ? (*message)["id"] : Json();
   auto handle = [&session, &out, m = std::move(message).value()] {
     RequestIo io;
     io.send = [&out](const Json& n) { out.Write(n); };
@@ -108,7 +109,7 @@ void HandleLine(McpSession& session, LineWriter& out, WorkerPool& pool, std::str
   // answered at once, in order; requests may wait, so they get a worker.
   if (!request) return handle();
   if (!pool.Run(handle)) {
-    out.Write(ErrorResponse((*message)["id"], kInternalError,
+    out.Write(ErrorResponse(id, kInternalError,
                             "too many requests in flight; retry when some have finished"));
   }
 }
