@@ -10,9 +10,13 @@ PACKAGES=(
   libyaml-cpp-dev liblua5.4-dev libpq-dev libpqxx-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
-# scripts/test.sh also needs clang and its libFuzzer runtime (fuzz/).
+# scripts/test.sh also needs clang and its libFuzzer runtime (fuzz/), and
+# Node.js with npm for the MCP end-to-end suites (tests/e2e; node >= 20,
+# which this machine kind ships; Debian's nodejs package where it is absent).
 if [ "${BATON_SETUP_TESTS:-0}" = "1" ]; then
   PACKAGES+=(clang libclang-rt-14-dev)
+  command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
+  command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 fi
 
 missing=()

@@ -2,6 +2,9 @@
 # Sets everything up and runs every test:
 #   1. the release build (build/): unit suites and the scenario tests that
 #      drive build/baton as separate processes;
+#   1b. the end-to-end suites of tests/e2e: the official MCP TypeScript SDK
+#      clients (npm, from the committed lock file) driving `baton mcp` and
+#      `baton serve`'s /mcp;
 #   2. the libFuzzer targets of fuzz/ (clang, build-fuzz/): each seed-format
 #      reader for a bounded number of inputs;
 #   3. a Debug build with AddressSanitizer and UBSan (build-asan/): the unit
@@ -15,6 +18,9 @@ export BATON_CHECK_OUTPUT=1
 BATON_SETUP_TESTS=1 ./scripts/setup.sh
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs" --timeout 600)
+
+(cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
+(cd tests/e2e && BATON_BIN="$PWD/../../build/baton" timeout 900 node --test --test-concurrency=1)
 
 cmake -S fuzz -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 cmake --build build-fuzz -j"$jobs"
