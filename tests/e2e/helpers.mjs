@@ -88,3 +88,52 @@ export async function call(client, name, args = {}) {
   if (result.isError) throw new Error(`${name} refused: ${result.content[0].text}`);
   return result.structuredContent;
 }
+
+// One read of every operation group, with inputs that work on a store holding
+// the runs made first. A group with no entry here fails callEveryGroup.
+function readsByGroup(runs) {
+  return {
+    agent: ['agent_list', {}],
+    approval: ['approval_list', {}],
+    board: ['board_templates', {}],
+    chat: ['chat_channels', {}],
+    ledger: ['ledger_events', { limit: 5 }],
+    machine: ['machine_list', {}],
+    mail: ['mail_outbox', {}],
+    mirror: ['mirror_list', {}],
+    op: ['op_list', {}],
+    project: ['project_list', {}],
+    question: ['question_list', {}],
+    run: ['run_show', { id: runs.sinfonia }],
+    sgai: ['sgai_state', { run: runs.sgai }],
+    sinfonia: ['sinfonia_state', { run: runs.sinfonia }],
+    stigmergy: ['stigmergy_state', { run: runs.stigmergy }],
+    store: ['store_status', {}],
+    task: ['task_list', {}],
+    team: ['team_list', {}],
+    token: ['token_list', {}],
+    wish: ['wish_list', {}],
+  };
+}
+
+// Calls one read of every group among "names" (the tools listed), after
+// making the runs they read; the SDK checks each structuredContent against
+// the tool's outputSchema.
+export async function callEveryGroup(client, names) {
+  const runs = {};
+  for (const profile of ['sgai', 'sinfonia', 'stigmergy']) {
+    runs[profile] = (await call(client, 'run_create', { profile, title: `${profile} run` })).id;
+  }
+  const reads = readsByGroup(runs);
+  const groups = new Set(names.map((n) => n.split('_')[0]));
+  for (const group of groups) {
+    if (!reads[group]) throw new Error(`no read of group ${group} in the test`);
+    const [name, args] = reads[group];
+    const result = await client.callTool({ name, arguments: args });
+    if (result.isError) throw new Error(`${name}: ${result.content[0].text}`);
+    if (JSON.stringify(JSON.parse(result.content[0].text)) !== JSON.stringify(result.structuredContent)) {
+      throw new Error(`${name}: the text block is not the structured result`);
+    }
+  }
+  return groups.size;
+}

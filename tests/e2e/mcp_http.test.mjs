@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { call, cli, eventually, freshStore, listAllTools, serve } from './helpers.mjs';
+import { call, callEveryGroup, cli, eventually, freshStore, listAllTools, serve } from './helpers.mjs';
 
 async function connect(url, headers) {
   const client = new Client({ name: 'e2e-http', version: '1.0.0' });
@@ -52,6 +52,21 @@ test('http: tools over a session, output checked, a subscription notified on the
     await client.subscribeResource({ uri: `baton://runs/${run.id}/tasks` });
     cli(s.store, ['task', 'set-status', task.id, 'running']);
     await eventually(() => updates.includes(`baton://runs/${run.id}/tasks`), 8000, 'resources/updated over HTTP');
+  } finally {
+    await transport.terminateSession();
+    await client.close();
+    await server.stop();
+    s.remove();
+  }
+});
+
+test('http: one operation of every group, as admin', async () => {
+  const s = freshStore();
+  const server = await serve(s.store);
+  const { client, transport } = await connect(server.url, { 'X-Baton-Agent': 'root', 'X-Baton-Role': 'admin' });
+  try {
+    const { tools } = await listAllTools(client);
+    assert.ok(await callEveryGroup(client, tools.map((t) => t.name)) >= 20);
   } finally {
     await transport.terminateSession();
     await client.close();

@@ -9,40 +9,13 @@ import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { BATON, call, cli, eventually, freshStore, listAllTools, mcpArgs } from './helpers.mjs';
+import { BATON, call, callEveryGroup, cli, eventually, freshStore, listAllTools, mcpArgs } from './helpers.mjs';
 
 async function connect(store, agent, role, extra = []) {
   const client = new Client({ name: 'e2e', version: '1.0.0' });
   const transport = new StdioClientTransport({ command: BATON, args: mcpArgs(store, agent, role, extra), stderr: 'pipe' });
   await client.connect(transport);
   return client;
-}
-
-// One read of every operation group, with inputs that work on a store holding
-// the runs made first. A group with no entry here fails the test below.
-function readsByGroup(runs) {
-  return {
-    agent: ['agent_list', {}],
-    approval: ['approval_list', {}],
-    board: ['board_templates', {}],
-    chat: ['chat_channels', {}],
-    ledger: ['ledger_events', { limit: 5 }],
-    machine: ['machine_list', {}],
-    mail: ['mail_outbox', {}],
-    mirror: ['mirror_list', {}],
-    op: ['op_list', {}],
-    project: ['project_list', {}],
-    question: ['question_list', {}],
-    run: ['run_show', { id: runs.sinfonia }],
-    sgai: ['sgai_state', { run: runs.sgai }],
-    sinfonia: ['sinfonia_state', { run: runs.sinfonia }],
-    stigmergy: ['stigmergy_state', { run: runs.stigmergy }],
-    store: ['store_status', {}],
-    task: ['task_list', {}],
-    team: ['team_list', {}],
-    token: ['token_list', {}],
-    wish: ['wish_list', {}],
-  };
 }
 
 test('stdio: handshake, paginated tools, one operation of every group, checked output', async () => {
@@ -62,20 +35,7 @@ test('stdio: handshake, paginated tools, one operation of every group, checked o
     assert.equal(claim.annotations.readOnlyHint, false);
     assert.equal(tools.find((t) => t.name === 'run_list').annotations.readOnlyHint, true);
 
-    const runs = {};
-    for (const profile of ['sgai', 'sinfonia', 'stigmergy']) {
-      runs[profile] = (await call(client, 'run_create', { profile, title: `${profile} run` })).id;
-    }
-    const reads = readsByGroup(runs);
-    const groups = new Set(names.map((n) => n.split('_')[0]));
-    for (const group of groups) {
-      assert.ok(reads[group], `a read of group ${group} is in the test`);
-      const [name, args] = reads[group];
-      // The SDK validates structuredContent against the tool's outputSchema.
-      const result = await client.callTool({ name, arguments: args });
-      assert.equal(result.isError, false, `${name}: ${JSON.stringify(result.content)}`);
-      assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent, `${name}: text is the JSON`);
-    }
+    await callEveryGroup(client, names);
   } finally {
     await client.close();
     s.remove();
