@@ -12,13 +12,9 @@
 namespace baton::mcp {
 namespace {
 
-Json Str(const char* description) { return {{"type", "string"}, {"description", description}}; }
-
+Json Str(const char* description) { return StringArg(description); }
 Json Object(Json properties, std::vector<std::string> required) {
-  return {{"type", "object"},
-          {"properties", std::move(properties)},
-          {"required", std::move(required)},
-          {"additionalProperties", false}};
+  return ArgsObject(std::move(properties), std::move(required));
 }
 
 Json Summary(const Json& task) {
@@ -38,17 +34,7 @@ Json Summaries(const Json& tasks) {
 }
 
 Tool Make(const char* name, const char* description, Json input, bool read_only) {
-  Tool t;
-  t.name = name;
-  t.title = std::string("genie: ") + name;
-  t.description = description;
-  t.input_schema = std::move(input);
-  t.annotations = {{"title", t.title},
-                   {"readOnlyHint", read_only},
-                   {"destructiveHint", false},
-                   {"idempotentHint", read_only}};
-  t.validate_arguments = true;
-  return t;
+  return SeedTool("genie", name, description, std::move(input), read_only);
 }
 
 // {task: summary} after an operation that returns the task.

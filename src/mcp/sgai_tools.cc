@@ -13,20 +13,11 @@
 namespace baton::mcp {
 namespace {
 
-Json Str(const char* description) { return {{"type", "string"}, {"description", description}}; }
-
+Json Str(const char* description) { return StringArg(description); }
 Json Object(Json properties, std::vector<std::string> required) {
-  return {{"type", "object"},
-          {"properties", std::move(properties)},
-          {"required", std::move(required)},
-          {"additionalProperties", false}};
+  return ArgsObject(std::move(properties), std::move(required));
 }
-
-Json Empty() { return Object(Json::object(), {}); }
-
-Json Annotations(bool read_only, bool idempotent) {
-  return {{"readOnlyHint", read_only}, {"destructiveHint", false}, {"idempotentHint", idempotent}};
-}
+Json Empty() { return ArgsObject(Json::object(), {}); }
 
 // The run sgai's tools act on.
 Result<std::string> SgaiRun(Api& api, const ToolCall& call) {
@@ -61,16 +52,7 @@ bool HumanInTheLoop(Api& api, const Actor& actor, const std::string& run_id) {
 
 Tool Make(const char* name, const char* description, Json input, bool read_only,
           std::vector<std::string> roles) {
-  Tool t;
-  t.name = name;
-  t.title = std::string("sgai: ") + name;
-  t.description = description;
-  t.input_schema = std::move(input);
-  t.annotations = Annotations(read_only, read_only);
-  t.annotations["title"] = t.title;
-  t.roles = std::move(roles);
-  t.validate_arguments = true;
-  return t;
+  return SeedTool("sgai", name, description, std::move(input), read_only, std::move(roles));
 }
 
 Json TodoItems() {

@@ -18,6 +18,33 @@ std::string TitleOf(const std::string& op) {
 
 }  // namespace
 
+Json StringArg(const char* description) {
+  return {{"type", "string"}, {"description", description}};
+}
+
+Json ArgsObject(Json properties, std::vector<std::string> required) {
+  return {{"type", "object"},
+          {"properties", std::move(properties)},
+          {"required", std::move(required)},
+          {"additionalProperties", false}};
+}
+
+Tool SeedTool(const char* set, const char* name, const char* description, Json input,
+              bool read_only, std::vector<std::string> roles) {
+  Tool t;
+  t.name = name;
+  t.title = std::string(set) + ": " + name;
+  t.description = description;
+  t.input_schema = std::move(input);
+  t.annotations = {{"title", t.title},
+                   {"readOnlyHint", read_only},
+                   {"destructiveHint", false},
+                   {"idempotentHint", read_only}};
+  t.roles = std::move(roles);
+  t.validate_arguments = true;
+  return t;
+}
+
 bool OfferedTo(const Tool& tool, const Actor& actor) {
   return tool.roles.empty() || actor.role == "admin" ||
          std::find(tool.roles.begin(), tool.roles.end(), actor.role) != tool.roles.end();

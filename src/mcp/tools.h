@@ -102,6 +102,14 @@ std::vector<Tool> GenieTools(const Registry& registry);
 // Whether tools/list offers "tool" to "actor" (by role; admin sees all).
 bool OfferedTo(const Tool& tool, const Actor& actor);
 
+// Building blocks of the seed tool sets: a described string argument, an
+// object of arguments (no others allowed), and a tool titled "<set>: <name>"
+// whose arguments are checked against "input" before it runs.
+Json StringArg(const char* description);
+Json ArgsObject(Json properties, std::vector<std::string> required);
+Tool SeedTool(const char* set, const char* name, const char* description, Json input,
+              bool read_only, std::vector<std::string> roles = {});
+
 // The tool name of an operation: "." becomes "_".
 std::string ToolNameOf(std::string_view op);
 
