@@ -80,26 +80,33 @@ struct HttpServer::Impl {
   }
 
   // The endpoint serving "tools" (comma-separated sets), made on first use.
+  // Keyed by the sets named, each once, so clients can make at most one
+  // endpoint per ordering of the known sets.
   Result<mcp::HttpEndpoint*> Endpoint(const std::string& tools) {
-    std::lock_guard<std::mutex> lock(mcp_mu);
-    auto it = mcp_endpoints.find(tools);
-    if (it != mcp_endpoints.end()) return it->second.get();
-    mcp::McpOptions mcp_options;
-    mcp_options.tool_sets.clear();
+    std::vector<std::string> sets;
     for (size_t start = 0; start <= tools.size();) {
       size_t comma = tools.find(',', start);
       if (comma == std::string::npos) comma = tools.size();
-      mcp_options.tool_sets.push_back(tools.substr(start, comma - start));
+      const std::string set = tools.substr(start, comma - start);
+      if (std::find(sets.begin(), sets.end(), set) == sets.end()) sets.push_back(set);
       start = comma + 1;
     }
+    std::string key;
+    for (const std::string& set : sets) key += (key.empty() ? "" : ",") + set;
+    std::lock_guard<std::mutex> lock(mcp_mu);
+    auto it = mcp_endpoints.find(key);
+    if (it != mcp_endpoints.end()) return it->second.get();
+    mcp::McpOptions mcp_options;
+    mcp_options.tool_sets = sets;
     mcp_options.max_message_bytes = options.max_body;
+    // Refuses unknown sets before anything is kept.
     ASSIGN_OR_RETURN(std::unique_ptr<mcp::McpServer> server, mcp::McpServer::Create(api, mcp_options));
     auto endpoint = std::make_unique<mcp::HttpEndpoint>(
         *server, [this](const httplib::Request& r) { return CallerOf(r); },
         mcp::HttpEndpointOptions{.allowed_origins = options.allowed_origins});
     mcp::HttpEndpoint* raw = endpoint.get();
-    mcp_servers[tools] = std::move(server);
-    mcp_endpoints[tools] = std::move(endpoint);
+    mcp_servers[key] = std::move(server);
+    mcp_endpoints[key] = std::move(endpoint);
     return raw;
   }
 
@@ -108,7 +115,13 @@ struct HttpServer::Impl {
     for (const std::string& set : options.mcp_tools) tools += (tools.empty() ? "" : ",") + set;
     if (req.has_param("tools")) tools = req.get_param_value("tools");
     Result<mcp::HttpEndpoint*> endpoint = Endpoint(tools);
-    if (!endpoint.ok()) return SendError(res, endpoint.status());
+    if (!endpoint.ok()) {
+      res.status = 400;
+      res.set_content(DumpJson(mcp::ErrorResponse(nullptr, mcp::kInvalidRequest,
+                                                  endpoint.status().message())),
+                      "application/json");
+      return;
+    }
     (*endpoint)->Handle(req, res);
   }
 

@@ -108,7 +108,7 @@ Result<Json> WaitForAnswer(Api& api, ToolCall& call, const std::string& id,
 Result<std::unique_ptr<ToolCatalog>> ToolCatalog::Build(const Registry& registry,
                                                         const std::vector<std::string>& sets) {
   std::unique_ptr<ToolCatalog> catalog(new ToolCatalog());
-  if (sets.empty()) return InvalidArgumentError("--tools: name at least one tool set");
+  if (sets.empty()) return InvalidArgumentError("tools: name at least one tool set");
   for (const std::string& set : sets) {
     if (std::find(catalog->sets_.begin(), catalog->sets_.end(), set) != catalog->sets_.end()) {
       continue;
@@ -121,14 +121,14 @@ Result<std::unique_ptr<ToolCatalog>> ToolCatalog::Build(const Registry& registry
     } else if (set == "genie") {
       tools = GenieTools(registry);
     } else {
-      return InvalidArgumentError("--tools: unknown tool set \"" + set +
+      return InvalidArgumentError("tools: unknown tool set \"" + set +
                                   "\" (known: baton, sgai, genie)");
     }
     std::sort(tools.begin(), tools.end(),
               [](const Tool& a, const Tool& b) { return a.name < b.name; });
     for (Tool& t : tools) {
       if (catalog->by_name_.count(t.name) != 0) {
-        return AlreadyExistsError("--tools: tool " + t.name + " is served by two sets");
+        return AlreadyExistsError("tools: tool " + t.name + " is served by two sets");
       }
       catalog->by_name_[t.name] = catalog->tools_.size();
       catalog->has_gated_ = catalog->has_gated_ || static_cast<bool>(t.available);
