@@ -999,6 +999,73 @@ TEST_F(EndpointTest, SweepingIdleSessionsIsSafe) {
       404);
 }
 
+// Regression: at the session cap new hosts were refused for a day, since
+// hosts seldom end their sessions; the least recently used one makes room.
+TEST_F(EndpointTest, AFullEndpointMakesRoomByTheLeastRecentlyUsedSession) {
+  MakeEndpoint({.max_sessions = 2});
+  auto open = [&] {
+    return Post(Rpc(1, "initialize", {{"protocolVersion", "2025-06-18"}}), {})
+        .get_header_value("Mcp-Session-Id");
+  };
+  const std::string a = open(), b = open();
+  EXPECT_EQ(Post(Rpc(2, "ping"), {{"Mcp-Session-Id", a}}).status, 200);  // b is now older
+  const std::string c = open();
+  ASSERT_FALSE(c.empty());
+  EXPECT_EQ(Post(Rpc(3, "ping"), {{"Mcp-Session-Id", b}}).status, 404) << "b made room";
+  EXPECT_EQ(Post(Rpc(3, "ping"), {{"Mcp-Session-Id", a}}).status, 200);
+  EXPECT_EQ(Post(Rpc(3, "ping"), {{"Mcp-Session-Id", c}}).status, 200);
+}
+
+TEST_F(EndpointTest, ABodyThatIsNotAnObjectIsAJsonRpcError) {
+  MakeEndpoint();
+  const std::string session = Post(Rpc(1, "initialize", {{"protocolVersion", "2025-06-18"}}), {})
+                                  .get_header_value("Mcp-Session-Id");
+  for (const Json& body : {Json::array({1, 2}), Json(42), Json("x")}) {
+    httplib::Response res = Post(body, {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", "2025-11-25"}});
+    EXPECT_EQ(res.status, 400) << body.dump();
+    Result<Json> parsed = ParseJson(res.body, "body");
+    ASSERT_TRUE(parsed.ok()) << res.body;
+    EXPECT_TRUE(parsed->contains("error")) << res.body;
+  }
+}
+
+// Regression: a run whose interactionMode was not a string made listing
+// sgai's tools throw on the change feed's thread, which ended the process.
+TEST_F(SgaiToolsTest, OddStoredInteractionModeEndsNothing) {
+  const std::string run = StartRun();
+  Connect(Coordinator());
+  Initialize();
+  AllTools();  // the session now watches for tool-list changes
+  const std::string uri = "baton://runs/" + run;
+  ASSERT_TRUE(Request("resources/subscribe", {{"uri", uri}}).contains("result"));
+  MustCall(*api_, "run.create", {{"profile", "sgai"}, {"meta", {{"interactionMode", 5}}}});
+  AddProgress(run, "still alive");
+  // The feed got past the odd run's event to the next one.
+  EXPECT_TRUE(outbox_.WaitFor("notifications/resources/updated", uri));
+  Json tools = AllTools();
+  EXPECT_NE(FindTool(tools, "update_workflow_state"), nullptr);
+}
+
+TEST_F(McpTest, OnlyAnAdminMakesAnAdminToken) {
+  Status refused = testing::Refused(*api_, "token.create",
+                                    {{"holder", "x"}, {"holder_role", "admin"}},
+                                    StatusCode::kPermissionDenied, Human());
+  EXPECT_TRUE(Contains(refused.message(), "only an admin")) << refused.ToString();
+  Json made = MustCall(*api_, "token.create", {{"holder", "x"}, {"holder_role", "admin"}},
+                       Actor{"root", "admin"});
+  EXPECT_EQ(made["role"], "admin");
+}
+
+// Regression: on stdio a cancellation may overtake the request it names
+// (requests run on workers); it used to be lost.
+TEST_F(McpTest, ACancellationThatArrivesFirstStillWithdrawsTheRequest) {
+  Connect(Human());
+  Initialize();
+  Send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 77}}}});
+  EXPECT_TRUE(Send(Rpc(77, "tools/list", Modern())).is_null()) << "no answer is due";
+  EXPECT_TRUE(Send(Rpc(78, "tools/list", Modern())).contains("result"));
+}
+
 // --- stdio -----------------------------------------------------------------
 
 void WriteAll(int fd, const std::string& text) {

@@ -1,5 +1,6 @@
 // `baton mcp`: the MCP stdio server an agent host launches.
 
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/cli.h"
@@ -28,6 +29,12 @@ int RunMcp(const GlobalOptions& g, const McpCommandOptions& options) {
   if (!api_options.ok()) return ReportError(api_options.status(), "text");
   Result<Actor> actor = ResolveActor(g);
   if (!actor.ok()) return ReportError(actor.status(), "text");
+  // A host that names neither agent nor role runs an agent, never the
+  // human: an agent must not answer its own questions.
+  if (g.role.empty() && std::getenv("BATON_ROLE") == nullptr && g.agent.empty() &&
+      std::getenv("BATON_AGENT") == nullptr) {
+    actor->role = "agent";
+  }
   Result<std::unique_ptr<Api>> api = Api::Open(*api_options);
   if (!api.ok()) return ReportError(api.status(), "text");
   Status opened = (*api)->EnsureStore();

@@ -42,6 +42,11 @@ Result<Json> CreateToken(OpContext& ctx, const Json& in) {
   const std::string agent = in.at("holder").get<std::string>();
   const std::string role = in.at("holder_role").get<std::string>();
   RETURN_IF_ERROR(CheckRole(role).WithPrefix("holder_role"));
+  // An admin passes every role check: only an admin may make another.
+  if (role == "admin" && ctx.actor.role != "admin") {
+    return PermissionDeniedError("holder_role: only an admin may make an admin token (caller's role: " +
+                                 ctx.actor.role + ")");
+  }
   ASSIGN_OR_RETURN(std::string secret, NewSecret());
   const std::string id = NewId("tok");
   const std::string note = in.value("note", "");

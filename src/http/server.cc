@@ -22,9 +22,11 @@ void SendError(httplib::Response& res, const Status& s) {
   SendJson(res, MappingFor(s.code()).http_status, Json{{"error", s.ToJson()}});
 }
 
-// The caller named by headers (auth "none", loopback only).
-Result<Actor> CallerFromHeaders(const httplib::Request& req) {
+// The caller named by headers (auth "none", loopback only); one who names
+// nobody is the local user with "default_role".
+Result<Actor> CallerFromHeaders(const httplib::Request& req, const std::string& default_role) {
   Actor actor = LocalHumanActor();
+  actor.role = default_role;
   if (req.has_header("X-Sgai-Agent-Identity")) {
     actor.id = SgaiIdentityName(req.get_header_value("X-Sgai-Agent-Identity"));
     actor.role = actor.id == "coordinator" ? "coordinator" : "agent";
@@ -61,8 +63,11 @@ struct HttpServer::Impl {
   std::map<std::string, std::unique_ptr<mcp::McpServer>> mcp_servers;  // GUARDED_BY(mcp_mu)
   std::map<std::string, std::unique_ptr<mcp::HttpEndpoint>> mcp_endpoints;  // GUARDED_BY(mcp_mu)
 
-  Result<Actor> CallerOf(const httplib::Request& req) {
-    if (options.auth != "token") return CallerFromHeaders(req);
+  // "default_role" is for a caller that names nobody: the human at the
+  // terminal for the operations API, an agent for MCP (an agent host that
+  // forgot its header must not answer its own questions).
+  Result<Actor> CallerOf(const httplib::Request& req, const std::string& default_role = "human") {
+    if (options.auth != "token") return CallerFromHeaders(req, default_role);
     const std::string auth = req.has_header("Authorization") ? req.get_header_value("Authorization") : "";
     if (auth.rfind("Bearer ", 0) != 0 || auth.size() <= 7) {
       return UnauthenticatedError("Authorization: this server needs \"Bearer <token>\" (baton token create)");
@@ -72,11 +77,8 @@ struct HttpServer::Impl {
   }
 
   bool OriginAllowed(const httplib::Request& req) {
-    if (!req.has_header("Origin")) return true;
-    const std::string origin = req.get_header_value("Origin");
-    return mcp::IsLoopbackOrigin(origin) ||
-           std::find(options.allowed_origins.begin(), options.allowed_origins.end(), origin) !=
-               options.allowed_origins.end();
+    return mcp::OriginAllowed(req.has_header("Origin") ? req.get_header_value("Origin") : "",
+                              options.allowed_origins);
   }
 
   // The endpoint serving "tools" (comma-separated sets), made on first use.
@@ -102,7 +104,7 @@ struct HttpServer::Impl {
     // Refuses unknown sets before anything is kept.
     ASSIGN_OR_RETURN(std::unique_ptr<mcp::McpServer> server, mcp::McpServer::Create(api, mcp_options));
     auto endpoint = std::make_unique<mcp::HttpEndpoint>(
-        *server, [this](const httplib::Request& r) { return CallerOf(r); },
+        *server, [this](const httplib::Request& r) { return CallerOf(r, "agent"); },
         mcp::HttpEndpointOptions{.allowed_origins = options.allowed_origins});
     mcp::HttpEndpoint* raw = endpoint.get();
     mcp_servers[key] = std::move(server);

@@ -1,6 +1,7 @@
 #include "mcp/change_feed.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "util/clock.h"
 
@@ -62,7 +63,14 @@ void ChangeFeed::Loop() {
     for (const Json& event : (*got)["events"]) {
       const int64_t seq = event["seq"].get<int64_t>();
       for (auto& [id, entry] : listeners) {
-        if (seq > entry.after_seq) entry.listener(event);
+        if (seq <= entry.after_seq) continue;
+        // One listener's surprise (odd stored data) must not end the feed,
+        // nor the process it runs in.
+        try {
+          entry.listener(event);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "baton: change feed listener: %s\n", e.what());
+        }
       }
     }
   }

@@ -71,10 +71,10 @@ std::vector<Tool> ReadTools() {
     const Json& a = call.arguments;
     if (a.contains("wish")) {
       ASSIGN_OR_RETURN(Json wish, CallOp(api, call, "wish.status", {{"slug", a["wish"]}}));
-      ASSIGN_OR_RETURN(Json list, CallOp(api, call, "task.list", {{"run", wish["run_id"]}}));
+      ASSIGN_OR_RETURN(Json list, CallOp(api, call, "task.list", {{"run", wish["run_id"]}, {"limit", 100000}}));
       tasks = list["tasks"];
     } else {
-      ASSIGN_OR_RETURN(Json list, CallOp(api, call, "task.list", Json::object()));
+      ASSIGN_OR_RETURN(Json list, CallOp(api, call, "task.list", {{"limit", 100000}}));
       tasks = list["tasks"];
     }
     if (a.contains("board")) {
@@ -112,7 +112,7 @@ std::vector<Tool> ReadTools() {
   Tool active = Make("genie_active", "All in-progress tasks and who claimed each.",
                      Object(Json::object(), {}), true);
   active.call = [](Api& api, ToolCall& call) -> Result<Json> {
-    ASSIGN_OR_RETURN(Json list, CallOp(api, call, "task.list", {{"status", "in_progress"}}));
+    ASSIGN_OR_RETURN(Json list, CallOp(api, call, "task.list", {{"status", "in_progress"}, {"limit", 100000}}));
     return Json{{"tasks", Summaries(list["tasks"])}};
   };
   tools.push_back(active);
@@ -156,7 +156,7 @@ std::vector<Tool> ClaimTools() {
                         Object({{"id", Str("task id")}}, {"id"}), false);
   heartbeat.call = [](Api& api, ToolCall& call) -> Result<Json> {
     ASSIGN_OR_RETURN(Json task, Fenced(api, call, "task.heartbeat"));
-    return Json{{"taskId", task["id"]}, {"lease", task["lease"]}};
+    return Json{{"taskId", call.arguments["id"]}, {"lease", task["lease"]}};
   };
   tools.push_back(heartbeat);
   return tools;

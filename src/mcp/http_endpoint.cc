@@ -1,6 +1,7 @@
 #include "mcp/http_endpoint.h"
 
 #include <httplib.h>
+#include <openssl/rand.h>
 
 #include <condition_variable>
 #include <deque>
@@ -61,6 +62,27 @@ int ModernStatus(const Json& response) {
 
 }  // namespace
 
+// "bytes" random bytes from the system's secure source, as hex.
+std::string RandomHex(int bytes) {
+  std::vector<unsigned char> raw(bytes);
+  if (RAND_bytes(raw.data(), bytes) != 1) {
+    // No secure randomness: still unique, and still bound to its caller.
+    return Sha256Hex(NewId("mcp") + std::to_string(NowMillis())).substr(0, 2 * bytes);
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : raw) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+bool OriginAllowed(const std::string& origin, const std::vector<std::string>& allowed) {
+  return origin.empty() || IsLoopbackOrigin(origin) ||
+         std::find(allowed.begin(), allowed.end(), origin) != allowed.end();
+}
+
 bool IsLoopbackHostName(const std::string& host) {
   if (host == "localhost" || host == "::1" || host == "[::1]") return true;
   // An IPv4 literal in 127.0.0.0/8: four decimal parts, nothing else
@@ -110,6 +132,32 @@ struct HttpEndpoint::Impl {
   std::map<std::string, RequestIo*> stateless;
   bool stopping = false;
 
+  size_t open_streams = 0;  // SSE responses holding a worker
+
+  // Adds (or removes) a request CloseAll must cancel; false while stopping.
+  bool Track(RequestIo* io, bool add) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!add) {
+      active.erase(io);
+      return true;
+    }
+    active.insert(io);
+    return !stopping;
+  }
+
+  // Each stream holds one of the server's workers for its life: they are
+  // rationed so ordinary requests always find one.
+  bool TakeStream() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (open_streams >= options.max_streams) return false;
+    ++open_streams;
+    return true;
+  }
+  void GiveStream() {
+    std::lock_guard<std::mutex> lock(mu);
+    --open_streams;
+  }
+
   static std::string StatelessKey(const Actor& actor, const Json& id) {
     return actor.id + "\n" + actor.role + "\n" + id.dump();
   }
@@ -127,9 +175,7 @@ struct HttpEndpoint::Impl {
   // JSON-RPC is read: a foreign Origin or an unknown caller.
   bool Admit(const httplib::Request& req, httplib::Response& res, Actor* actor) {
     const std::string origin = Header(req, "Origin");
-    if (!origin.empty() && !IsLoopbackOrigin(origin) &&
-        std::find(options.allowed_origins.begin(), options.allowed_origins.end(), origin) ==
-            options.allowed_origins.end()) {
+    if (!OriginAllowed(origin, options.allowed_origins)) {
       SendRpc(res, 403, ErrorResponse(nullptr, kInvalidRequest,
                                       "Forbidden: Origin " + origin +
                                           " is not allowed (DNS rebinding protection); only "
@@ -151,7 +197,7 @@ struct HttpEndpoint::Impl {
   std::shared_ptr<HttpSession> NewSession(const Actor& actor, const std::string& run,
                                           std::string* refused) {
     auto s = std::make_shared<HttpSession>();
-    s->id = Sha256Hex(NewId("mcp") + std::to_string(NowMillis())).substr(0, 32);
+    s->id = RandomHex(16);
     s->actor = actor;
     s->last_used = NowMillis();
     HttpSession* raw = s.get();
@@ -179,8 +225,26 @@ struct HttpEndpoint::Impl {
       expired.push_back(std::move(it->second));
       it = sessions.erase(it);
     }
+    if (sessions.size() >= options.max_sessions) {
+      // Hosts seldom say goodbye (DELETE): the least recently used session
+      // without a stream makes room.
+      auto lru = sessions.end();
+      int64_t oldest = 0;
+      for (auto it = sessions.begin(); it != sessions.end(); ++it) {
+        std::lock_guard<std::mutex> session_lock(it->second->mu);
+        if (it->second->stream_open) continue;
+        if (lru == sessions.end() || it->second->last_used < oldest) {
+          lru = it;
+          oldest = it->second->last_used;
+        }
+      }
+      if (lru != sessions.end()) {
+        expired.push_back(std::move(lru->second));
+        sessions.erase(lru);
+      }
+    }
     if (stopping || sessions.size() >= options.max_sessions) {
-      *refused = stopping ? "the server is stopping" : "too many sessions; end some with DELETE";
+      *refused = stopping ? "the server is stopping" : "too many sessions with open streams";
       return nullptr;
     }
     sessions[s->id] = s;
@@ -241,9 +305,15 @@ struct HttpEndpoint::Impl {
                         (method == "tools/call" || method == "subscriptions/listen");
     if (!stream) {
       RequestIo io;
+      if (!Track(&io, true)) io.cancelled = true;
       Json response = session->Handle(message, io);
+      Track(&io, false);
       SendRpc(res, modern ? ModernStatus(response) : 200, response);
       return;
+    }
+    if (!TakeStream()) {
+      return SendRpc(res, 503, ErrorResponse(message["id"], kInternalError,
+                                             "too many open streams; retry later"));
     }
     res.status = 200;
     res.set_header("Cache-Control", "no-cache");
@@ -263,24 +333,24 @@ struct HttpEndpoint::Impl {
             static constexpr char kComment[] = ": waiting\n\n";
             if (!io.cancelled && !sink.write(kComment, sizeof kComment - 1)) io.cancelled = true;
           };
-          {
+          if (!Track(&io, true)) io.cancelled = true;
+          if (modern) {
             std::lock_guard<std::mutex> lock(mu);
-            if (stopping) io.cancelled = true;
-            active.insert(&io);
-            if (modern) stateless[key] = &io;
+            stateless[key] = &io;
           }
           Json response = session->Handle(message, io);
-          {
+          Track(&io, false);
+          if (modern) {
             std::lock_guard<std::mutex> lock(mu);
-            active.erase(&io);
             auto it = stateless.find(key);
-            if (modern && it != stateless.end() && it->second == &io) stateless.erase(it);
+            if (it != stateless.end() && it->second == &io) stateless.erase(it);
           }
           std::lock_guard<std::mutex> lock(write_mu);
           if (!response.is_null() && !io.cancelled) WriteEvent(sink, response);
           sink.done();
           return true;
-        });
+        },
+        [this](bool) { GiveStream(); });
   }
 
   void Post(const httplib::Request& req, httplib::Response& res) {
@@ -295,6 +365,7 @@ struct HttpEndpoint::Impl {
     const std::string method = object && message.value("method", Json()).is_string() ? message["method"].get<std::string>() : "";
     const Json params = object && message.value("params", Json()).is_object() ? message["params"] : Json::object();
     const Json meta = params.value("_meta", Json::object());
+    const Json id = object ? message.value("id", Json()) : Json();
     const std::string header_version = Header(req, "MCP-Protocol-Version");
     const std::string run = Header(req, "X-Baton-Run");
     const bool modern = (meta.is_object() && meta.contains(kMetaProtocolVersion)) ||
@@ -303,7 +374,7 @@ struct HttpEndpoint::Impl {
     if (modern) {
       if (Status s = CheckModernHeaders(req, method, params, meta, header_version); !s.ok()) {
         const int code = s.details().value("rpc_code", kHeaderMismatch);
-        return SendRpc(res, 400, ErrorResponse(object ? message.value("id", Json()) : Json(), code,
+        return SendRpc(res, 400, ErrorResponse(id, code,
                                                s.message(), s.details().value("rpc_data", Json())));
       }
       auto session = std::make_shared<McpSession>(server, actor, run, nullptr);
@@ -312,7 +383,7 @@ struct HttpEndpoint::Impl {
     if (method == "initialize") {
       std::string refused;
       std::shared_ptr<HttpSession> s = NewSession(actor, run, &refused);
-      if (!s) return SendRpc(res, 503, ErrorResponse(message.value("id", Json()), kInternalError, refused));
+      if (!s) return SendRpc(res, 503, ErrorResponse(id, kInternalError, refused));
       RequestIo io;
       Json response = s->mcp->Handle(message, io);
       res.set_header("Mcp-Session-Id", s->id);
@@ -322,7 +393,7 @@ struct HttpEndpoint::Impl {
     if (!s) return;
     const std::string version = s->mcp->legacy_version();
     if (!header_version.empty() && header_version != version) {
-      return SendRpc(res, 400, ErrorResponse(message.value("id", Json()), kInvalidRequest,
+      return SendRpc(res, 400, ErrorResponse(id, kInvalidRequest,
                                              "Bad Request: MCP-Protocol-Version " + header_version +
                                                  " is not this session's (" + version + ")"));
     }
@@ -389,6 +460,11 @@ struct HttpEndpoint::Impl {
       }
       s->stream_open = true;
     }
+    if (!TakeStream()) {
+      std::lock_guard<std::mutex> lock(s->mu);
+      s->stream_open = false;
+      return SendRpc(res, 503, ErrorResponse(nullptr, kInternalError, "too many open streams; retry later"));
+    }
     res.status = 200;
     res.set_header("Cache-Control", "no-cache");
     res.set_header("X-Accel-Buffering", "no");
@@ -408,10 +484,17 @@ struct HttpEndpoint::Impl {
         for (const Json& n : batch) ok = ok && WriteEvent(sink, n);
         lock.lock();
       }
-      s->stream_open = false;
       lock.unlock();
       sink.done();
       return true;
+    },
+    // Runs whether or not the provider ever did (a client gone first).
+    [this, s](bool) {
+      {
+        std::lock_guard<std::mutex> lock(s->mu);
+        s->stream_open = false;
+      }
+      GiveStream();
     });
   }
 

@@ -40,7 +40,10 @@ namespace baton::mcp {
 
 struct HttpEndpointOptions {
   std::vector<std::string> allowed_origins;  // exact Origin values, besides loopback ones
-  size_t max_sessions = 1024;
+  size_t max_sessions = 1024;  // beyond, the least recently used makes room
+  // SSE responses at once (GET streams, streamed calls, listens): each
+  // holds a server worker for its life, so keep it well below their number.
+  size_t max_streams = 48;
   int64_t session_idle_ms = 24LL * 3600 * 1000;  // idle sessions end after this
 };
 
@@ -60,6 +63,9 @@ class HttpEndpoint {
   std::unique_ptr<Impl> impl_;
 };
 
+// True when a request with Origin "origin" may be served: none given, a
+// loopback origin, or one of "allowed".
+bool OriginAllowed(const std::string& origin, const std::vector<std::string>& allowed);
 // True when "origin" (an Origin header value) names a loopback host.
 bool IsLoopbackOrigin(const std::string& origin);
 // True for "localhost", ::1 (bracketed or not) and IPv4 literals in

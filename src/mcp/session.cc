@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <thread>
 
 #include "baton/error_table.h"
@@ -15,6 +17,17 @@ namespace {
 constexpr const char* kLevels[] = {"debug",    "info",  "notice", "warning",
                                    "error",    "critical", "alert", "emergency"};
 constexpr char kCursorPrefix[] = "tools:";
+constexpr size_t kMaxSubscriptions = 1000;        // per session or listen
+constexpr size_t kMaxUriBytes = 512;
+constexpr size_t kMaxQueuedNotifications = 1000;  // per listen stream
+constexpr size_t kMaxEarlyCancels = 1000;
+
+Status CheckSubscribableUri(const std::string& uri) {
+  if (uri.size() > kMaxUriBytes) {
+    return InvalidArgumentError("uri: longer than " + std::to_string(kMaxUriBytes) + " bytes");
+  }
+  return CheckResourceUri(uri);
+}
 
 int LevelRank(const std::string& level) {
   for (int i = 0; i < 8; ++i) {
@@ -122,10 +135,13 @@ Json McpSession::Handle(const Json& message, RequestIo& io) {
     std::lock_guard<std::mutex> lock(mu_);
     if (m.method == "notifications/initialized") initialized_ = true;
     if (m.method == "notifications/cancelled" && m.params.is_object()) {
-      auto it = in_flight_.find(m.params.value("requestId", Json()).dump());
+      const std::string id = m.params.value("requestId", Json()).dump();
+      auto it = in_flight_.find(id);
       if (it != in_flight_.end()) {
         it->second->withdrawn = true;
         it->second->cancelled = true;
+      } else if (early_cancels_.size() < kMaxEarlyCancels) {
+        early_cancels_.insert(id);
       }
     }
     return nullptr;
@@ -161,6 +177,10 @@ Json McpSession::Handle(const Json& message, RequestIo& io) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) io.cancelled = true;
+    if (early_cancels_.erase(key) != 0) {
+      io.withdrawn = true;
+      io.cancelled = true;
+    }
     if (!in_flight_.emplace(key, &io).second) {
       return ErrorResponse(m.id, kInvalidRequest,
                            "Invalid Request: id " + key + " is already in use by a request in flight");
@@ -372,11 +392,16 @@ Result<Json> McpSession::Subscribe(const Json& params, bool subscribe) {
     return RpcError(kInvalidParams, "resources/subscribe: params.uri must be a string");
   }
   const std::string uri = params["uri"].get<std::string>();
-  Status valid = CheckResourceUri(uri);
-  if (!valid.ok()) return RpcError(kInvalidParams, valid.message(), Json{{"uri", uri}});
+  Status valid = CheckSubscribableUri(uri);
+  if (!valid.ok()) return RpcError(kInvalidParams, valid.message(), Json{{"uri", uri.substr(0, kMaxUriBytes)}});
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (subscribe) {
+      if (subscriptions_.size() >= kMaxSubscriptions && subscriptions_.count(uri) == 0) {
+        return RpcError(kInvalidParams, "resources/subscribe: at most " +
+                                            std::to_string(kMaxSubscriptions) +
+                                            " subscriptions per session");
+      }
       subscriptions_.insert(uri);
     } else {
       subscriptions_.erase(uri);
@@ -420,33 +445,52 @@ void McpSession::EnsureListening() {
   listener_ = id;
 }
 
-void McpSession::OnEvent(const Json& event) {
-  std::vector<std::string> updated;
-  bool check_tools = false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const std::string& uri : UrisChangedBy(event)) {
-      if (subscriptions_.count(uri) != 0 &&
-          std::find(updated.begin(), updated.end(), uri) == updated.end()) {
-        updated.push_back(uri);
-      }
+namespace {
+
+// Events after which a gated tool (sgai's ask tools, by interaction mode)
+// may have come or gone.
+bool MayChangeTools(const Json& event) {
+  const std::string kind = event.value("kind", "");
+  return event["run_id"].is_string() &&
+         (kind.rfind("question.", 0) == 0 || kind.rfind("sgai.", 0) == 0 || kind.rfind("run.", 0) == 0);
+}
+
+}  // namespace
+
+std::vector<Json> McpSession::Fanout(const Json& event, Interest& interest) {
+  std::vector<Json> out;
+  std::set<std::string> seen;
+  for (const std::string& uri : UrisChangedBy(event)) {
+    if (interest.uris.count(uri) != 0 && seen.insert(uri).second) {
+      out.push_back(MakeNotification("notifications/resources/updated", {{"uri", uri}}));
     }
-    check_tools = tools_listed_ && event["run_id"].is_string();
   }
-  for (const std::string& uri : updated) {
-    outbox_(MakeNotification("notifications/resources/updated", {{"uri", uri}}));
+  if (interest.resources_list && event.value("kind", "") == "run.created") {
+    out.push_back(MakeNotification("notifications/resources/list_changed", Json::object()));
   }
-  if (event.value("kind", "") == "run.created") {
-    outbox_(MakeNotification("notifications/resources/list_changed", nullptr));
+  if (interest.tools_list && server_.tools().has_gated() && MayChangeTools(event)) {
+    std::vector<std::string> now = VisibleToolNames();
+    if (now != interest.listed) {
+      interest.listed = std::move(now);
+      out.push_back(MakeNotification("notifications/tools/list_changed", Json::object()));
+    }
   }
-  if (!check_tools) return;
-  std::vector<std::string> names = VisibleToolNames();
+  return out;
+}
+
+void McpSession::OnEvent(const Json& event) {
+  Interest interest;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (names == listed_tools_) return;
-    listed_tools_ = std::move(names);
+    interest = Interest{subscriptions_, true, tools_listed_, listed_tools_};
   }
-  outbox_(MakeNotification("notifications/tools/list_changed", nullptr));
+  const std::vector<std::string> before = interest.listed;
+  std::vector<Json> notes = Fanout(event, interest);
+  if (interest.listed != before) {
+    std::lock_guard<std::mutex> lock(mu_);
+    listed_tools_ = interest.listed;
+  }
+  for (Json& n : notes) outbox_(n);
 }
 
 Result<Json> McpSession::Listen(const Json& id, const Json& params, RequestIo& io) {
@@ -464,64 +508,61 @@ Result<Json> McpSession::Listen(const Json& id, const Json& params, RequestIo& i
     // baton has no prompts: that one is never honoured.
     if (filter[flag].get<bool>() && std::string(flag) != "promptsListChanged") honored[flag] = true;
   }
-  std::set<std::string> uris;
+  Interest interest;
   if (filter.contains("resourceSubscriptions")) {
     const Json& list = filter["resourceSubscriptions"];
-    if (!list.is_array()) {
-      return RpcError(kInvalidParams, "subscriptions/listen: resourceSubscriptions must be an array");
+    if (!list.is_array() || list.size() > kMaxSubscriptions) {
+      return RpcError(kInvalidParams, "subscriptions/listen: resourceSubscriptions must be an array "
+                                      "of at most " + std::to_string(kMaxSubscriptions) + " URIs");
     }
     for (const Json& u : list) {
-      Status valid = u.is_string() ? CheckResourceUri(u.get<std::string>())
+      Status valid = u.is_string() ? CheckSubscribableUri(u.get<std::string>())
                                    : InvalidArgumentError("resourceSubscriptions: URIs are strings");
       if (!valid.ok()) return RpcError(kInvalidParams, valid.message());
-      uris.insert(u.get<std::string>());
+      interest.uris.insert(u.get<std::string>());
     }
-    honored["resourceSubscriptions"] = Json(std::vector<std::string>(uris.begin(), uris.end()));
+    honored["resourceSubscriptions"] = Json(std::vector<std::string>(interest.uris.begin(), interest.uris.end()));
   }
+  interest.resources_list = honored.contains("resourcesListChanged");
+  interest.tools_list = honored.contains("toolsListChanged");
+  if (interest.tools_list) interest.listed = VisibleToolNames();
   if (!io.send) return RpcError(kInvalidRequest, "subscriptions/listen needs a stream to send on");
   const Json sub_meta = {{kMetaSubscriptionId, id}};
-  // Listening starts before the acknowledgement goes out, so nothing
-  // committed right after it is missed; what arrives before it waits.
-  std::mutex order_mu;
-  bool acknowledged = false;       // GUARDED_BY(order_mu)
-  std::vector<Json> early;         // GUARDED_BY(order_mu)
-  auto send = [&](const char* method, Json p) {
-    p["_meta"] = sub_meta;
-    Json n = MakeNotification(method, std::move(p));
-    std::lock_guard<std::mutex> lock(order_mu);
-    if (acknowledged) {
-      io.send(n);
-    } else {
-      early.push_back(std::move(n));
-    }
-  };
-  std::vector<std::string> listed = VisibleToolNames();
+  // The feed thread only queues; this request's thread writes, so a client
+  // that stops reading holds up no one else. Listening starts before the
+  // acknowledgement goes out, so nothing committed right after it is missed.
+  std::mutex queue_mu;
+  std::condition_variable queue_cv;
+  std::deque<Json> queue;  // GUARDED_BY(queue_mu)
   const int listener = server_.feed().Add([&](const Json& event) {
-    for (const std::string& uri : UrisChangedBy(event)) {
-      if (uris.count(uri) != 0) send("notifications/resources/updated", {{"uri", uri}});
+    std::vector<Json> notes = Fanout(event, interest);
+    if (notes.empty()) return;
+    std::lock_guard<std::mutex> lock(queue_mu);
+    for (Json& n : notes) {
+      if (queue.size() < kMaxQueuedNotifications) queue.push_back(std::move(n));
     }
-    if (honored.contains("resourcesListChanged") && event.value("kind", "") == "run.created") {
-      send("notifications/resources/list_changed", Json::object());
-    }
-    if (honored.contains("toolsListChanged") && server_.tools().has_gated()) {
-      std::vector<std::string> now = VisibleToolNames();
-      if (now != listed) {
-        listed = now;
-        send("notifications/tools/list_changed", Json::object());
-      }
-    }
+    queue_cv.notify_one();
   });
-  {
-    std::lock_guard<std::mutex> lock(order_mu);
-    io.send(MakeNotification("notifications/subscriptions/acknowledged",
-                             {{"_meta", sub_meta}, {"notifications", honored}}));
-    for (const Json& n : early) io.send(n);
-    acknowledged = true;
-  }
+  io.send(MakeNotification("notifications/subscriptions/acknowledged",
+                           {{"_meta", sub_meta}, {"notifications", honored}}));
   // Ends when the client cancels it or goes away (found by the keepalive).
-  for (int tick = 1; !io.cancelled; ++tick) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (tick % 150 == 0 && io.keepalive) io.keepalive();
+  int64_t quiet_ms = 0;
+  while (!io.cancelled) {
+    std::deque<Json> batch;
+    {
+      std::unique_lock<std::mutex> lock(queue_mu);
+      queue_cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return !queue.empty(); });
+      batch.swap(queue);
+    }
+    for (Json& n : batch) {
+      n["params"]["_meta"] = sub_meta;
+      io.send(n);
+    }
+    quiet_ms = batch.empty() ? quiet_ms + 100 : 0;
+    if (quiet_ms >= 15000 && io.keepalive) {
+      io.keepalive();
+      quiet_ms = 0;
+    }
   }
   server_.feed().Remove(listener);
   return Json{{"_meta", sub_meta}};

@@ -115,6 +115,17 @@ class McpSession {
   std::vector<std::string> VisibleToolNames();
   void Log(RequestIo& io, const std::string& level, const Json& data);
 
+  // What one listener wants to hear of: a 2025 session's subscriptions, or
+  // one 2026 subscriptions/listen.
+  struct Interest {
+    std::set<std::string> uris;
+    bool resources_list = false;
+    bool tools_list = false;
+    std::vector<std::string> listed;  // the tool names the client last saw
+  };
+  // The notifications "event" means for "interest" (updates its "listed").
+  std::vector<Json> Fanout(const Json& event, Interest& interest);
+
   McpServer& server_;
   const Actor actor_;
   const std::string run_;
@@ -128,6 +139,9 @@ class McpSession {
   std::vector<std::string> listed_tools_;  // GUARDED_BY(mu_); the last tools/list
   bool tools_listed_ = false;              // GUARDED_BY(mu_)
   std::map<std::string, RequestIo*> in_flight_;  // GUARDED_BY(mu_); by id.dump()
+  // Cancellations that arrived before their request started (stdio runs
+  // requests on workers); bounded.
+  std::set<std::string> early_cancels_;    // GUARDED_BY(mu_)
   int listener_ = 0;                       // GUARDED_BY(mu_); 0: not listening
   bool closed_ = false;                    // GUARDED_BY(mu_); CancelAll was called
 };

@@ -46,8 +46,8 @@ bool HumanInTheLoop(Api& api, const Actor& actor, const std::string& run_id) {
   if (!run.ok()) return true;  // the call will say what is wrong
   Result<Json> shown = api.Call("run.show", {{"id", *run}}, SystemActor());
   if (!shown.ok()) return true;
-  const std::string mode = (*shown)["meta"].value("interactionMode", "brainstorming");
-  return mode == "brainstorming" || mode == "retrospective";
+  const Json& mode = (*shown)["meta"].value("interactionMode", Json("brainstorming"));
+  return !mode.is_string() || mode == "brainstorming" || mode == "retrospective";
 }
 
 Tool Make(const char* name, const char* description, Json input, bool read_only,

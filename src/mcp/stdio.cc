@@ -99,15 +99,18 @@ void HandleLine(McpSession& session, LineWriter& out, WorkerPool& pool, std::str
   }
   const bool request = message->is_object() && message->contains("method") && message->contains("id");
   const Json id = request ? (*message)["id"] : Json();
+  // initialize too runs in order: what follows it depends on it.
+  const bool in_order = !request || (*message)["method"] == "initialize";
   auto handle = [&session, &out, m = std::move(message).value()] {
     RequestIo io;
     io.send = [&out](const Json& n) { out.Write(n); };
     Json response = session.Handle(m, io);
     if (!response.is_null()) out.Write(response);
   };
-  // Notifications (a cancellation above all) and protocol errors are
-  // answered at once, in order; requests may wait, so they get a worker.
-  if (!request) return handle();
+  // Notifications (a cancellation above all), protocol errors and
+  // initialize are handled at once, in order; other requests may wait, so
+  // they get a worker.
+  if (in_order) return handle();
   if (!pool.Run(handle)) {
     out.Write(ErrorResponse(id, kInternalError,
                             "too many requests in flight; retry when some have finished"));

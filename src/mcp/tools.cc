@@ -56,6 +56,36 @@ std::string ToolNameOf(std::string_view op) {
   return name;
 }
 
+namespace {
+
+// A wait operation (a procedure taking "timeout_ms" and answering
+// "timed_out") asked to wait long runs in slices, so the call reports
+// progress and ends when the client goes away, as WaitForAnswer does.
+bool IsWait(const Operation& op) {
+  return static_cast<bool>(op.procedure) && op.input_schema["properties"].contains("timeout_ms");
+}
+
+Result<Json> SlicedWait(Api& api, ToolCall& call, const std::string& op) {
+  Json input = call.arguments;
+  const Json& asked = input.value("timeout_ms", Json());
+  const int64_t slice = std::max<int64_t>(call.progress_interval_ms, 1);
+  if (!asked.is_number_integer() || asked.get<int64_t>() <= slice) {
+    return CallOp(api, call, op, input);  // short, or for the operation to refuse
+  }
+  const int64_t deadline = NowMillis() + asked.get<int64_t>();
+  for (;;) {
+    input["timeout_ms"] = std::clamp<int64_t>(deadline - NowMillis(), 0, slice);
+    ASSIGN_OR_RETURN(Json out, CallOp(api, call, op, input));
+    if (!out.value("timed_out", false) || NowMillis() >= deadline) return out;
+    if (call.cancelled != nullptr && call.cancelled->load()) {
+      return UnavailableError(op + ": cancelled by the client");
+    }
+    call.progress("waiting (" + op + ")");
+  }
+}
+
+}  // namespace
+
 std::vector<Tool> BatonTools(const Registry& registry) {
   std::vector<Tool> tools;
   for (const Operation* op : registry.All()) {
@@ -70,9 +100,13 @@ std::vector<Tool> BatonTools(const Registry& registry) {
     t.annotations = description["annotations"];
     t.annotations["title"] = t.title;
     t.roles = op->roles;
-    t.call = [name = op->name](Api& api, ToolCall& call) -> Result<Json> {
-      return CallOp(api, call, name, call.arguments);
-    };
+    if (IsWait(*op)) {
+      t.call = [name = op->name](Api& api, ToolCall& call) { return SlicedWait(api, call, name); };
+    } else {
+      t.call = [name = op->name](Api& api, ToolCall& call) -> Result<Json> {
+        return CallOp(api, call, name, call.arguments);
+      };
+    }
     tools.push_back(std::move(t));
   }
   return tools;

@@ -150,8 +150,8 @@ test('stdio: garbage, half lines and an oversized message get JSON-RPC errors an
     assert.equal(lines[0].error.code, -32700);
     assert.equal(lines[1].error.code, -32700);
     assert.equal(lines[2].error.code, -32600);
-    assert.equal(lines[3].result.protocolVersion, '2025-06-18');
     const byId = Object.fromEntries(lines.filter((l) => l.id != null).map((l) => [l.id, l]));
+    assert.equal(byId[1].result.protocolVersion, '2025-06-18');
     assert.equal(byId[3].error.code, -32601);
     const tooLarge = lines.find((l) => l.error && /larger than/.test(l.error.message));
     assert.ok(tooLarge, 'the oversized message is refused');
