@@ -9,7 +9,9 @@
 //            (update_workflow_state, send_message, check_inbox, ...);
 //   "genie"  Genie's v5 tools (genie_task_checkout, genie_task_done, ...).
 // Seed tools are adapters: each calls one or more registry operations and
-// reshapes arguments and results; no rule lives here. Several sets can be
+// reshapes arguments and results. Which tools a set offers to whom (roles,
+// Tool::available) is the set's policy; the rules of the data stay in the
+// engine, whichever tool reaches them. Several sets can be
 // combined; a name served by two sets is an error at start-up.
 //
 // A catalogue is built once and then only read; Visible and Call are
