@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <openssl/rand.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <set>
@@ -25,7 +26,8 @@ struct HttpSession {
   std::deque<Json> queue;     // GUARDED_BY(mu): for the GET stream
   bool stream_open = false;   // GUARDED_BY(mu)
   bool closed = false;        // GUARDED_BY(mu)
-  int64_t last_used = 0;      // GUARDED_BY(mu)
+  int64_t last_used = 0;      // GUARDED_BY(mu): NowMillis, for idle expiry
+  uint64_t use_seq = 0;       // GUARDED_BY(mu): order of use, for LRU (ms tie)
   // Last: destroyed first, so its feed listener stops before the queue goes.
   std::unique_ptr<McpSession> mcp;
 };
@@ -133,6 +135,7 @@ struct HttpEndpoint::Impl {
   bool stopping = false;
 
   size_t open_streams = 0;  // SSE responses holding a worker
+  std::atomic<uint64_t> use_counter{0};  // stamps HttpSession::use_seq
 
   // Adds (or removes) a request CloseAll must cancel; false while stopping.
   bool Track(RequestIo* io, bool add) {
@@ -200,6 +203,7 @@ struct HttpEndpoint::Impl {
     s->id = RandomHex(16);
     s->actor = actor;
     s->last_used = NowMillis();
+    s->use_seq = ++use_counter;
     HttpSession* raw = s.get();
     s->mcp = std::make_unique<McpSession>(server, actor, run, [raw](const Json& n) {
       std::lock_guard<std::mutex> lock(raw->mu);
@@ -229,13 +233,13 @@ struct HttpEndpoint::Impl {
       // Hosts seldom say goodbye (DELETE): the least recently used session
       // without a stream makes room.
       auto lru = sessions.end();
-      int64_t oldest = 0;
+      uint64_t oldest = 0;
       for (auto it = sessions.begin(); it != sessions.end(); ++it) {
         std::lock_guard<std::mutex> session_lock(it->second->mu);
         if (it->second->stream_open) continue;
-        if (lru == sessions.end() || it->second->last_used < oldest) {
+        if (lru == sessions.end() || it->second->use_seq < oldest) {
           lru = it;
-          oldest = it->second->last_used;
+          oldest = it->second->use_seq;
         }
       }
       if (lru != sessions.end()) {
@@ -278,6 +282,7 @@ struct HttpEndpoint::Impl {
     }
     std::lock_guard<std::mutex> lock(s->mu);
     s->last_used = NowMillis();
+    s->use_seq = ++use_counter;
     return s;
   }
 
