@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/cli.h"
+#include "cli/verbs.h"
 
 namespace baton {
 namespace {
@@ -148,6 +149,9 @@ std::string StatusText(const Json& r) {
 }  // namespace
 
 std::string RenderText(const std::string& op, const Json& result) {
+  // An operation's own rendering comes first (graph.mermaid, stigmergy.next).
+  const Operation* operation = CommandEnv::StaticRegistry().Find(op);
+  if (operation != nullptr && operation->render_text) return operation->render_text(result);
   if (op == "store.status") return StatusText(result);
   if (op == "machine.show") return result.value("text", "");
   if (op == "ledger.verify") {

@@ -204,6 +204,7 @@ Status RegisterSinfoniaOps(Registry& registry);
 Status RegisterSgaiOps(Registry& registry);
 Status RegisterFormatOps(Registry& registry);
 Status RegisterTokenOps(Registry& registry);
+Status RegisterGraphOps(Registry& registry);
 
 Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(AddProjectOps(registry));
@@ -220,6 +221,7 @@ Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(RegisterSgaiOps(registry));
   RETURN_IF_ERROR(RegisterFormatOps(registry));
   RETURN_IF_ERROR(RegisterTokenOps(registry));
+  RETURN_IF_ERROR(RegisterGraphOps(registry));
   return RegisterSystemOps(registry);
 }
 

@@ -97,6 +97,7 @@ function readsByGroup(runs) {
     approval: ['approval_list', {}],
     board: ['board_templates', {}],
     chat: ['chat_channels', {}],
+    graph: ['graph_check', { text: 'id: g\nnodes:\n  - {name: A, type: eval, code: "x = 1", then: END}\n' }],
     ledger: ['ledger_events', { limit: 5 }],
     machine: ['machine_list', {}],
     mail: ['mail_outbox', {}],
