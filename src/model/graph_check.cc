@@ -85,7 +85,9 @@ const std::vector<TypeSpec>& Specs() {
         {"cwd", Opt::kText},
         {"timeoutMs", Opt::kTimeout}}},
       {{"human", "lastHumanAnswer", "{}"},
-       {{"question", Opt::kText, true}, {"choices", Opt::kChoices}, {"multiSelect", Opt::kBool}}},
+       // A question is answered by choosing (baton's questions always offer
+       // choices; the human may add free text).
+       {{"question", Opt::kText, true}, {"choices", Opt::kChoices, true}, {"multiSelect", Opt::kBool}}},
   };
   return kSpecs;
 }

@@ -10,6 +10,8 @@
 #include <charconv>
 #include <set>
 
+#include "model/yaml_scalar.h"
+
 namespace baton {
 namespace {
 
@@ -20,23 +22,6 @@ constexpr size_t kMaxListedProblems = 100;
 // Aliases let a small file expand to a huge tree ("billion laughs").
 constexpr int64_t kMaxYamlNodes = 1'000'000;
 
-// YAML 1.2 core schema resolution of a plain scalar.
-Json PlainScalar(const std::string& s) {
-  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
-  if (s == "true" || s == "True" || s == "TRUE") return true;
-  if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (s.find_first_not_of("+-.0123456789eE") != std::string::npos ||
-      s.find_first_of("0123456789") == std::string::npos) {
-    return s;
-  }
-  const char* begin = s.data() + (s.size() > 1 && s[0] == '+' && s[1] != '-' ? 1 : 0);
-  const char* end = s.data() + s.size();
-  int64_t i = 0;
-  if (auto [p, ec] = std::from_chars(begin, end, i); ec == std::errc() && p == end) return i;
-  double d = 0;
-  if (auto [p, ec] = std::from_chars(begin, end, d); ec == std::errc() && p == end) return d;
-  return s;
-}
 
 Status YamlError(std::string_view source, const YAML::Mark& mark, const std::string& why) {
   const int line = mark.line + 1;
@@ -53,7 +38,7 @@ Result<Json> YamlToJson(const YAML::Node& node, std::string_view source, int dep
   if (--*budget < 0) return YamlError(source, node.Mark(), "too many values (aliases?)");
   switch (node.Type()) {
     case YAML::NodeType::Scalar:
-      return node.Tag() == "?" ? PlainScalar(node.Scalar()) : Json(node.Scalar());
+      return node.Tag() == "?" ? PlainYamlScalar(node.Scalar()) : Json(node.Scalar());
     case YAML::NodeType::Sequence: {
       Json out = Json::array();
       for (const YAML::Node& item : node) {

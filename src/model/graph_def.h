@@ -143,6 +143,25 @@ Status CheckGraphDef(const GraphDef& def);
 // edge to a "?" marker. The same definition always gives the same text.
 std::string GraphMermaid(const GraphDef& def);
 
+// One execution of a run, as its checkpoint records it.
+struct GraphStep {
+  int64_t seq = 0;
+  std::string node;     // "" for a start, fork or reset checkpoint
+  std::string next;     // where the run went from there
+  std::string outcome;  // completed, failed, start, forked, reset
+};
+
+struct GraphPath {
+  std::vector<GraphStep> steps;  // oldest first
+  std::string current;           // the node the run stands at ("" when it ended)
+};
+
+// GraphMermaid(def) with a run's path drawn on it: each node that ran says
+// how often ("ran 3x"); each transition taken is a thick edge labelled with
+// the executions that took it ("#4, #6"); nodes that ran are class
+// "visited", those whose routing failed "failed", the current one "current".
+std::string GraphPathMermaid(const GraphDef& def, const GraphPath& path);
+
 }  // namespace baton
 
 #endif  // BATON_SRC_MODEL_GRAPH_DEF_H_

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -57,7 +58,7 @@ std::string Shorten(std::string_view text) {
 
 class Diagram {
  public:
-  explicit Diagram(const GraphDef& def) : def_(def) {}
+  explicit Diagram(const GraphDef& def, const GraphPath* path = nullptr) : def_(def), path_(path) {}
 
   std::string Render() {
     std::ostringstream edges;
@@ -67,14 +68,45 @@ class Diagram {
     if (!def_.nodes.empty()) out << "    start((start)) --> n0\n";
     for (size_t i = 0; i < def_.nodes.size(); ++i) {
       const GraphNode& n = def_.nodes[i];
-      out << "    n" << i << "[\"" << EscapeLabel(n.name) << "<br/>" << EscapeLabel(n.type)
-          << "\"]\n";
+      out << "    n" << i << "[\"" << EscapeLabel(n.name) << "<br/>" << EscapeLabel(n.type);
+      if (path_ != nullptr && visits_.count(n.name) > 0) out << "<br/>ran " << visits_[n.name] << "x";
+      out << "\"]\n";
     }
     if (used_.count("t_end") > 0) out << "    t_end([\"END\"])\n";
     if (used_.count("t_error") > 0) out << "    t_error([\"ERROR\"])\n";
     if (used_.count("missing") > 0) out << "    missing[\"(no such node)\"]\n";
     out << edges.str();
+    if (path_ != nullptr) out << path_edges_.str() << Classes();
     return out.str();
+  }
+
+  // The path's edges, one per transition taken, labelled with the
+  // executions that took it; called before Render so its targets count.
+  void TracePath() {
+    std::vector<std::pair<std::string, std::vector<int64_t>>> taken;  // "from to" -> seqs
+    for (const GraphStep& s : path_->steps) {
+      if (s.node.empty()) continue;
+      ++visits_[s.node];
+      if (s.outcome == "failed") failed_.insert(s.node);
+      const std::string key = Id(s.node) + " " + Id(s.next);
+      auto it = std::find_if(taken.begin(), taken.end(), [&](const auto& t) { return t.first == key; });
+      if (it == taken.end()) {
+        taken.push_back({key, {s.seq}});
+      } else {
+        it->second.push_back(s.seq);
+      }
+    }
+    for (const auto& [key, seqs] : taken) {
+      std::string label;
+      for (size_t i = 0; i < seqs.size() && i < 5; ++i) {
+        label += (i == 0 ? "#" : ", #") + std::to_string(seqs[i]);
+      }
+      if (seqs.size() > 5) label += ", +" + std::to_string(seqs.size() - 5);
+      const size_t space = key.find(' ');
+      path_edges_ << "    " << key.substr(0, space) << " ==>|\"" << label << "\"| "
+                  << key.substr(space + 1) << "\n";
+    }
+    if (!path_->current.empty()) current_ = Id(path_->current);
   }
 
  private:
@@ -117,12 +149,43 @@ class Diagram {
     }
   }
 
+  std::string Classes() {
+    std::string visited, failed;
+    for (size_t i = 0; i < def_.nodes.size(); ++i) {
+      const std::string id = "n" + std::to_string(i);
+      if (failed_.count(def_.nodes[i].name) > 0) {
+        failed += (failed.empty() ? "" : ",") + id;
+      } else if (visits_.count(def_.nodes[i].name) > 0) {
+        visited += (visited.empty() ? "" : ",") + id;
+      }
+    }
+    std::string out =
+        "    classDef visited fill:#dcfce7,stroke:#16a34a\n"
+        "    classDef failed fill:#fee2e2,stroke:#dc2626\n"
+        "    classDef current fill:#fef9c3,stroke:#ca8a04,stroke-width:3px\n";
+    if (!visited.empty()) out += "    class " + visited + " visited\n";
+    if (!failed.empty()) out += "    class " + failed + " failed\n";
+    if (!current_.empty()) out += "    class " + current_ + " current\n";
+    return out;
+  }
+
   const GraphDef& def_;
+  const GraphPath* path_;
   std::set<std::string> used_;
+  std::map<std::string, int64_t> visits_;
+  std::set<std::string> failed_;
+  std::ostringstream path_edges_;
+  std::string current_;
 };
 
 }  // namespace
 
 std::string GraphMermaid(const GraphDef& def) { return Diagram(def).Render(); }
+
+std::string GraphPathMermaid(const GraphDef& def, const GraphPath& path) {
+  Diagram d(def, &path);
+  d.TracePath();
+  return d.Render();
+}
 
 }  // namespace baton

@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "model/yaml_scalar.h"
 #include "util/sha256.h"
 
 namespace baton {
@@ -53,30 +54,13 @@ Result<std::pair<std::string_view, std::string_view>> SplitGoal(std::string_view
   }
 }
 
-// YAML 1.2 core schema resolution of a plain scalar.
-Json PlainScalar(const std::string& s) {
-  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
-  if (s == "true" || s == "True" || s == "TRUE") return true;
-  if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (s.find_first_not_of("+-.0123456789eE") != std::string::npos ||
-      s.find_first_of("0123456789") == std::string::npos) {
-    return s;
-  }
-  const char* begin = s.data() + (s.size() > 1 && s[0] == '+' && s[1] != '-' ? 1 : 0);
-  const char* end = s.data() + s.size();
-  int64_t i = 0;
-  if (auto [p, ec] = std::from_chars(begin, end, i); ec == std::errc() && p == end) return i;
-  double d = 0;
-  if (auto [p, ec] = std::from_chars(begin, end, d); ec == std::errc() && p == end) return d;
-  return s;
-}
 
 Result<Json> YamlToJson(const YAML::Node& node, int depth) {
   // The YAML starts on GOAL.md line 2; yaml-cpp counts lines from 0.
   if (depth > kMaxDepth) return GoalError(node.Mark().line + 2, 0, "front matter too deep");
   switch (node.Type()) {
     case YAML::NodeType::Scalar:
-      return node.Tag() == "?" ? PlainScalar(node.Scalar()) : Json(node.Scalar());
+      return node.Tag() == "?" ? PlainYamlScalar(node.Scalar()) : Json(node.Scalar());
     case YAML::NodeType::Sequence: {
       Json out = Json::array();
       for (const YAML::Node& item : node) {

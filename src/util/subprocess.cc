@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "util/clock.h"
+#include "util/json_util.h"
 
 extern char** environ;
 
@@ -111,6 +112,7 @@ int Spawn(const SubprocessOptions& options, int in_fd, int out_fd, int err_fd, p
   }
   posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
   posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
   // A server ignores SIGPIPE and handles SIGINT/SIGTERM; the child must not
   // inherit that. Its own group lets a timeout kill whatever it started.
   posix_spawnattr_t attr;
@@ -224,6 +226,28 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
   if (WIFSIGNALED(w.status)) result.signal = WTERMSIG(w.status);
   result.exit_code = result.signal != 0 ? 128 + result.signal : WEXITSTATUS(w.status);
   return result;
+}
+
+int64_t ProcessStartTicks(int64_t pid) {
+  if (pid <= 0) return -1;
+  Result<std::string> stat = ReadFile("/proc/" + std::to_string(pid) + "/stat", 4096);
+  if (!stat.ok()) return -1;
+  // "PID (COMM) STATE ...": COMM may hold spaces and parentheses, so the
+  // fields start after the last ')'.
+  const size_t close = stat->rfind(')');
+  if (close == std::string::npos) return -1;
+  std::vector<std::string> fields;
+  size_t pos = close + 1;
+  while (pos < stat->size() && fields.size() < 20) {
+    while (pos < stat->size() && (*stat)[pos] == ' ') ++pos;
+    const size_t end = stat->find(' ', pos);
+    fields.push_back(stat->substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+    if (end == std::string::npos) break;
+    pos = end;
+  }
+  // fields[0] is the state (field 3), fields[19] the start time (field 22).
+  if (fields.size() < 20 || fields[0] == "Z" || fields[0] == "X") return -1;
+  return std::strtoll(fields[19].c_str(), nullptr, 10);
 }
 
 }  // namespace baton

@@ -27,6 +27,8 @@ struct SubprocessOptions {
   std::vector<std::string> argv;
   // The child's whole environment ("NAME=value"); empty = inherit ours.
   std::vector<std::string> env;
+  // The child's working directory; empty = ours.
+  std::string cwd;
   // The child's stdin, given through an unlinked temporary file (never a
   // pipe, so a child that ignores its stdin cannot block us); empty stdin
   // reads /dev/null.
@@ -57,6 +59,12 @@ struct SubprocessResult {
 // Blocks the calling thread for up to "options.timeout_ms"; call it outside
 // transactions.
 Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options);
+
+// When process "pid" of this host started, in clock ticks after boot (the
+// 22nd field of /proc/PID/stat): with the pid, it names a process for good,
+// since a pid is reused but not with the same start. -1 when there is no
+// such process or it has exited and awaits its parent (a zombie).
+int64_t ProcessStartTicks(int64_t pid);
 
 }  // namespace baton
 

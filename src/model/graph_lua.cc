@@ -1,0 +1,330 @@
+#include "model/graph_lua.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include <lua.hpp>
+
+namespace baton {
+namespace {
+
+// The addresses name the registry's array marker and JSON's null.
+char kArrayMarker;
+char kNullValue;
+constexpr int kMaxDepth = 200;
+constexpr int kHookEvery = 10000;
+
+struct Budget {
+  size_t used = 0;
+  int64_t instructions = 0;
+};
+
+// lua_Alloc with a ceiling: returning nullptr makes Lua raise a memory error.
+void* BudgetAlloc(void* ud, void* ptr, size_t osize, size_t nsize) {
+  auto* budget = static_cast<Budget*>(ud);
+  if (ptr == nullptr) osize = 0;
+  if (nsize == 0) {
+    budget->used -= osize;
+    std::free(ptr);
+    return nullptr;
+  }
+  if (nsize > osize && budget->used + (nsize - osize) > kGraphLuaMaxBytes) return nullptr;
+  void* grown = std::realloc(ptr, nsize);
+  if (grown != nullptr) budget->used = budget->used - osize + nsize;
+  return grown;
+}
+
+Budget* BudgetOf(lua_State* L) {
+  void* ud = nullptr;
+  lua_getallocf(L, &ud);
+  return static_cast<Budget*>(ud);
+}
+
+void CountInstructions(lua_State* L, lua_Debug*) {
+  Budget* budget = BudgetOf(L);
+  budget->instructions += kHookEvery;
+  if (budget->instructions > kGraphLuaMaxInstructions) {
+    luaL_error(L, "ran more than %d instructions (an endless loop?)",
+               static_cast<int>(kGraphLuaMaxInstructions));
+  }
+}
+
+// Pushes "v". Raises only Lua's memory error; the frames hold no C++ object
+// that a longjmp would skip (references and indexes only).
+void PushJson(lua_State* L, const Json& v, int depth) {
+  if (depth > kMaxDepth) luaL_error(L, "the state is nested more than %d deep", kMaxDepth);
+  luaL_checkstack(L, 4, "the state is nested too deep");
+  switch (v.type()) {
+    case Json::value_t::null:
+      lua_pushlightuserdata(L, &kNullValue);
+      return;
+    case Json::value_t::boolean:
+      lua_pushboolean(L, v.get<bool>());
+      return;
+    case Json::value_t::number_integer:
+      lua_pushinteger(L, v.get<int64_t>());
+      return;
+    case Json::value_t::number_unsigned:
+      if (v.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) {
+        lua_pushinteger(L, static_cast<lua_Integer>(v.get<uint64_t>()));
+      } else {
+        lua_pushnumber(L, static_cast<lua_Number>(v.get<uint64_t>()));
+      }
+      return;
+    case Json::value_t::number_float:
+      lua_pushnumber(L, v.get<double>());
+      return;
+    case Json::value_t::string: {
+      const std::string& s = v.get_ref<const std::string&>();
+      lua_pushlstring(L, s.data(), s.size());
+      return;
+    }
+    case Json::value_t::array:
+      lua_createtable(L, static_cast<int>(v.size()), 0);
+      for (size_t i = 0; i < v.size(); ++i) {
+        PushJson(L, v[i], depth + 1);
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+      }
+      lua_rawgetp(L, LUA_REGISTRYINDEX, &kArrayMarker);
+      lua_setmetatable(L, -2);
+      return;
+    case Json::value_t::object:
+      lua_createtable(L, 0, static_cast<int>(v.size()));
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        lua_pushlstring(L, it.key().data(), it.key().size());
+        PushJson(L, it.value(), depth + 1);
+        lua_rawset(L, -3);
+      }
+      return;
+    default:
+      lua_pushnil(L);  // binary and discarded values never reach here
+  }
+}
+
+// Converts the value at "idx" without raising Lua errors. "path" names it.
+Status ToJson(lua_State* L, int idx, int depth, const std::string& path, int64_t* budget,
+              Json* out) {
+  idx = lua_absindex(L, idx);
+  if (--*budget < 0) {
+    return FailedPreconditionError(path + ": more than " + std::to_string(kGraphLuaMaxValues) +
+                                   " values to convert to JSON");
+  }
+  switch (lua_type(L, idx)) {
+    case LUA_TNIL:
+      *out = nullptr;
+      return Status();
+    case LUA_TBOOLEAN:
+      *out = lua_toboolean(L, idx) != 0;
+      return Status();
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, idx)) {
+        *out = static_cast<int64_t>(lua_tointeger(L, idx));
+      } else {
+        const double d = lua_tonumber(L, idx);
+        if (!std::isfinite(d)) return FailedPreconditionError(path + ": " + std::to_string(d) + " is not a JSON number");
+        *out = d;
+      }
+      return Status();
+    case LUA_TSTRING: {
+      size_t n = 0;
+      const char* s = lua_tolstring(L, idx, &n);
+      *out = std::string(s, n);
+      return Status();
+    }
+    case LUA_TLIGHTUSERDATA:
+      if (lua_touserdata(L, idx) == &kNullValue) {
+        *out = nullptr;
+        return Status();
+      }
+      break;
+    case LUA_TTABLE:
+      break;
+    default:
+      return FailedPreconditionError(path + ": a Lua " + luaL_typename(L, idx) +
+                                     " cannot be JSON");
+  }
+  if (lua_type(L, idx) != LUA_TTABLE) {
+    return FailedPreconditionError(path + ": a Lua userdata cannot be JSON");
+  }
+  if (depth > kMaxDepth || !lua_checkstack(L, 4)) {
+    return FailedPreconditionError(path + ": nested more than " + std::to_string(kMaxDepth) +
+                                   " deep (a table that holds itself?)");
+  }
+  bool marked = false;
+  if (lua_getmetatable(L, idx)) {
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &kArrayMarker);
+    marked = lua_rawequal(L, -1, -2) != 0;
+    lua_pop(L, 2);
+  }
+  // Count the keys; an unmarked table is an array when they are 1..n.
+  int64_t count = 0;
+  int64_t max_index = 0;
+  bool all_indexes = true;
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    ++count;
+    if (lua_type(L, -2) == LUA_TNUMBER && lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1) {
+      max_index = std::max<int64_t>(max_index, lua_tointeger(L, -2));
+    } else {
+      all_indexes = false;
+    }
+    lua_pop(L, 1);
+  }
+  const bool is_array = (marked && all_indexes) || (count > 0 && all_indexes && max_index == count);
+  if (is_array && max_index > 2 * count + 16) {
+    return FailedPreconditionError(path + ": an array with holes up to index " +
+                                   std::to_string(max_index) + " (" + std::to_string(count) +
+                                   " values); use null for a missing item");
+  }
+  if (is_array) {
+    *out = Json::array();
+    const int64_t n = static_cast<int64_t>(lua_rawlen(L, idx));
+    for (int64_t i = 1; i <= std::max(n, max_index); ++i) {
+      lua_rawgeti(L, idx, i);
+      Json item;
+      Status s = ToJson(L, -1, depth + 1, path + "[" + std::to_string(i) + "]", budget, &item);
+      lua_pop(L, 1);
+      if (!s.ok()) return s;
+      out->push_back(std::move(item));
+    }
+    return Status();
+  }
+  *out = Json::object();
+  lua_pushnil(L);
+  while (lua_next(L, idx) != 0) {
+    std::string key;
+    if (lua_type(L, -2) == LUA_TSTRING) {
+      size_t n = 0;
+      const char* s = lua_tolstring(L, -2, &n);
+      key.assign(s, n);
+    } else if (lua_type(L, -2) == LUA_TNUMBER && lua_isinteger(L, -2)) {
+      key = std::to_string(lua_tointeger(L, -2));
+    } else {
+      lua_pop(L, 2);
+      return FailedPreconditionError(path + ": a table key must be a string or an integer, not a " +
+                                     luaL_typename(L, -2));
+    }
+    Json value;
+    Status s = ToJson(L, -1, depth + 1, path + "." + key, budget, &value);
+    lua_pop(L, 1);
+    if (!s.ok()) {
+      lua_pop(L, 1);
+      return s;
+    }
+    (*out)[key] = std::move(value);
+  }
+  return Status();
+}
+
+// setmetatable without finalizers: Lua runs __gc with hooks off, so the
+// instruction limit could not stop one.
+int SafeSetMetatable(lua_State* L) {
+  if (lua_type(L, 2) == LUA_TTABLE) {
+    lua_pushliteral(L, "__gc");
+    if (lua_rawget(L, 2) != LUA_TNIL) return luaL_error(L, "setmetatable: __gc is not allowed");
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
+// Opens the sandbox's libraries and sets the globals; run under lua_pcall
+// with the state as a light userdata argument.
+int Prepare(lua_State* L) {
+  const Json* state = static_cast<const Json*>(lua_touserdata(L, 1));
+  luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
+  // pcall/xpcall would catch the instruction limit's error and go on;
+  // print would write into baton's own stdout (the MCP stream).
+  for (const char* name : {"dofile", "loadfile", "load", "collectgarbage", "require", "pcall",
+                           "xpcall", "print"}) {
+    lua_pushnil(L);
+    lua_setfield(L, -2, name);
+  }
+  lua_getfield(L, -1, "setmetatable");
+  lua_pushcclosure(L, SafeSetMetatable, 1);
+  lua_setfield(L, -2, "setmetatable");
+  lua_pop(L, 1);
+  luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+  luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
+  luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
+  luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
+  lua_pop(L, 4);
+  // os: the clock and the calendar only.
+  luaL_requiref(L, LUA_OSLIBNAME, luaopen_os, 0);
+  lua_createtable(L, 0, 3);
+  for (const char* name : {"time", "clock", "date"}) {
+    lua_getfield(L, -2, name);
+    lua_setfield(L, -2, name);
+  }
+  lua_setglobal(L, "os");
+  lua_pop(L, 1);
+
+  lua_newtable(L);
+  lua_pushstring(L, "array");
+  lua_setfield(L, -2, "__name");
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kArrayMarker);
+  lua_pushlightuserdata(L, &kNullValue);
+  lua_setglobal(L, "null");
+
+  PushJson(L, *state, 0);
+  if (lua_getfield(L, -1, "context") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "context");
+  }
+  lua_setglobal(L, "context");
+  lua_setglobal(L, "state");
+  return 0;
+}
+
+std::string TopMessage(lua_State* L) {
+  const char* m = lua_tostring(L, -1);
+  return m != nullptr ? m : "an error that is not a string";
+}
+
+}  // namespace
+
+Result<GraphLuaResult> RunGraphLua(const std::string& code, const std::string& chunk,
+                                   const Json& state, bool want_state) {
+  Budget budget;
+  std::unique_ptr<lua_State, decltype(&lua_close)> owner(lua_newstate(BudgetAlloc, &budget),
+                                                         &lua_close);
+  lua_State* L = owner.get();
+  if (L == nullptr) return FailedPreconditionError(chunk + ": Lua could not start (out of memory)");
+  lua_pushcfunction(L, Prepare);
+  lua_pushlightuserdata(L, const_cast<Json*>(&state));
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    return FailedPreconditionError(chunk + ": " + TopMessage(L));
+  }
+  const std::string name = "=" + chunk;
+  if (luaL_loadbufferx(L, code.data(), code.size(), name.c_str(), "t") != LUA_OK) {
+    return InvalidArgumentError(TopMessage(L));
+  }
+  // The hook stays for the state's whole life: finalizers that run at
+  // lua_close are counted too.
+  lua_sethook(L, CountInstructions, LUA_MASKCOUNT, kHookEvery);
+  if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    return FailedPreconditionError(TopMessage(L));
+  }
+  GraphLuaResult out;
+  out.truthy = lua_toboolean(L, -1) != 0;
+  int64_t values = kGraphLuaMaxValues;
+  RETURN_IF_ERROR(ToJson(L, -1, 0, chunk + ": the returned value", &values, &out.value));
+  lua_pop(L, 1);
+  if (want_state) {
+    // Raw access: no metamethod of the chunk's runs outside the protection.
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    lua_pushliteral(L, "state");
+    lua_rawget(L, -2);
+    RETURN_IF_ERROR(ToJson(L, -1, 0, "state", &values, &out.state));
+    lua_pop(L, 2);
+  }
+  return out;
+}
+
+}  // namespace baton
