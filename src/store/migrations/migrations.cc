@@ -317,6 +317,28 @@ CREATE TABLE tokens (
   revoked_at TEXT
 )
 )SQL"},
+    {6, "graph workflows: checkpoints (what changed after each node), definitions by hash", R"SQL(
+CREATE TABLE graph_checkpoints (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  seq INTEGER NOT NULL,
+  node TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  attempt INTEGER NOT NULL DEFAULT 1,
+  next_node TEXT NOT NULL,
+  base TEXT,
+  delta TEXT,
+  folded INTEGER NOT NULL DEFAULT 0,
+  duration_ms INTEGER NOT NULL DEFAULT 0,
+  event_seq INTEGER,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE graph_definitions (
+  hash TEXT PRIMARY KEY,
+  text TEXT NOT NULL,
+  created_at TEXT NOT NULL
+)
+)SQL"},
 };
 
 // Splits a migration into statements. Migrations are ours, so a plain split

@@ -1,0 +1,82 @@
+// File: graph_runs.h
+//
+// The store side of graph workflow runs (docs/graph.md "Running"): each
+// function is one transaction of an operation. A run is a row of `runs`
+// (profile graph, machine graph.run): cursor = the node to run next,
+// cursor_index = that execution's number, context = the merged context,
+// meta.conversationHistory, and meta.graph:
+//
+//   {definition: {id, source, file, hash}, workdir, initial,
+//    runner: {token, host, pid, since} while a process runs it,
+//    attempt (tries of the current execution that did not finish),
+//    cancelled, last_error, keep_last, forked_from: {run, seq}}
+//
+// Every node's end is one checkpoint (CommitGraphNode): the node's result
+// and the merged context, the next node and the ledger event commit together.
+// `graph_checkpoints` keeps, per execution, what changed (graph_delta.h); the
+// first kept checkpoint of a run holds the whole state in "base".
+//
+// graph_runs.cc holds a run's life (start, commit, take over, release,
+// pause, cancel, reset), graph_history.cc its checkpoints (list, show, fork,
+// compact, definition); graph_runs_internal.h is what they share.
+//
+// A runner is fenced by its token: a commit from a runner that lost the run
+// (to a resume after it was presumed dead) is Aborted and changes nothing.
+
+#ifndef BATON_SRC_ENGINE_GRAPH_RUNS_H_
+#define BATON_SRC_ENGINE_GRAPH_RUNS_H_
+
+#include "engine/op_context.h"
+
+namespace baton {
+
+// graph.start: creates the run, its first checkpoint (seq 0, outcome start)
+// and, with "state_dir", its .graph-state mirror; the run is running, owned
+// by "runner".
+Result<Json> StartGraphRun(OpContext& ctx, const Json& in);
+
+// graph.commit: one node's end — see the file comment. Returns
+// {run, status, cursor, seq, stop, reason}: "stop" when the run ended or
+// was paused or cancelled meanwhile.
+Result<Json> CommitGraphNode(OpContext& ctx, const Json& in);
+
+// graph.take_over: makes "runner" the run's runner for a resume. A run whose
+// runner is alive (on this host: its pid exists; on another: unless "force")
+// is only unpaused, with {took_over: false}. A run left running by a dead
+// runner gets graph.node.interrupted for its current node, which runs again.
+// Refused: completed runs, cancelled ones, runs that reached ERROR, runs
+// waiting for a question's answer, and runs whose current node is not in
+// "nodes" (the definition now in use).
+Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in);
+
+// graph.release: a runner that stops without a checkpoint (a human node left
+// waiting) gives the run up.
+Result<Json> ReleaseGraphRun(OpContext& ctx, const Json& in);
+
+Result<Json> PauseGraphRun(OpContext& ctx, const Json& in);   // graph.pause
+Result<Json> CancelGraphRun(OpContext& ctx, const Json& in);  // graph.cancel
+Result<Json> ResetGraphRun(OpContext& ctx, const Json& in);   // graph.reset
+
+// graph.checkpoints: a run's checkpoints, oldest first, optionally with the
+// state at each. graph.checkpoint: one, with its state.
+Result<Json> ListGraphCheckpoints(OpContext& ctx, const Json& in);
+Result<Json> ShowGraphCheckpoint(OpContext& ctx, const Json& in);
+
+// graph.fork: a new pending run that continues from checkpoint "seq" of
+// "run" with the state it had there, shallow-patched by "context" (a null
+// removes a key). The original is not changed.
+Result<Json> ForkGraphRun(OpContext& ctx, const Json& in);
+
+// graph.compact: drops checkpoints outside the retention policy — beyond the
+// last "keep_last", or older than "older_than_ms" — but never the latest,
+// one an open question was asked at, or one a fork was made from. The
+// states of those kept are unchanged.
+Result<Json> CompactGraphCheckpoints(OpContext& ctx, const Json& in);
+
+// graph.definition: the definition a run uses now ({id, source, file, hash,
+// text}); its text is kept once per hash in graph_definitions.
+Result<Json> ShowGraphDefinition(OpContext& ctx, const Json& in);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_ENGINE_GRAPH_RUNS_H_
