@@ -348,7 +348,9 @@ const Spec kSpecs[] = {
       "archived>in_progress"}},
     {"graph.run",
      {"pending>running", "running>paused", "paused>running", "running>completed",
-      "running>failed", "pending>failed", "paused>failed", "failed>running"}},
+      "running>failed", "pending>failed", "paused>failed", "failed>running",
+      // graph.reset only
+      "running>pending", "paused>pending", "completed>pending", "failed>pending"}},
     {"graph.node",
      {"pending>running", "pending>skipped", "running>completed", "running>failed",
       "running>pending", "failed>running"}},
@@ -528,6 +530,7 @@ const Refusal kRefusals[] = {
     {"graph.run", "paused", "completed", "run.update", "coordinator", kNoWay},
     {"graph.run", "failed", "completed", "run.update", "coordinator", kNoWay},
     {"graph.run", "running", "cancelled", "run.cancel", "human", kBadState},
+    {"graph.run", "completed", "pending", "run.set_status", "admin", kNoWay},  // graph.reset only
     // graph.node
     {"graph.node", "completed", "running", "node.update", "agent", kNoWay},
     {"graph.node", "skipped", "pending", "node.update", "admin", kNoWay},

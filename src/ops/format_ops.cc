@@ -35,10 +35,7 @@ Json MirrorOut() {
 }
 
 Json Path() {
-  Json p = s::String("the mirror file's absolute path (the CLI makes a relative one absolute)",
-                     4096);
-  p["x-baton-path"] = true;
-  return p;
+  return s::Path("the mirror file's absolute path (the CLI makes a relative one absolute)");
 }
 
 }  // namespace

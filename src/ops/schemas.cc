@@ -26,6 +26,12 @@ Json String(std::string description, int max_length) {
               {"description", std::move(description)}};
 }
 
+Json Path(std::string description) {
+  Json p = String(std::move(description), 4096);
+  p["x-baton-path"] = true;
+  return p;
+}
+
 Json Integer(std::string description) {
   return Json{{"type", "integer"}, {"description", std::move(description)}};
 }

@@ -17,6 +17,9 @@ namespace baton::schema {
 // An id: letters, digits and . _ : - ; at most 128 characters.
 Json Id(std::string description);
 Json String(std::string description, int max_length = 10000);
+// A file or folder path (at most 4096 bytes) that the CLI makes absolute
+// ("x-baton-path"), so every process names the same file.
+Json Path(std::string description);
 Json Integer(std::string description);
 Json Object(std::string description);  // any JSON object
 Json Enum(std::string description, std::initializer_list<const char*> values);
