@@ -32,10 +32,6 @@ Json NullableText(std::string description, int max_length) {
           {"description", std::move(description)}};
 }
 
-Json Flag(std::string description) {
-  return {{"type", "boolean"}, {"description", std::move(description)}};
-}
-
 Json BoardIn() { return s::Id("board id or name"); }
 Json ProjectIn() { return s::Id("project id or name (narrows a board name to one project)"); }
 
@@ -74,11 +70,11 @@ const Json& ColumnFields() {
         {{"label", s::String("display name", 2000)},
          {"gate", GateIn()},
          {"action", NullableText("skill run in the column, e.g. /work", 2000)},
-         {"auto_advance", Flag("move a card on to the next column when its task completes")},
+         {"auto_advance", s::Boolean("move a card on to the next column when its task completes")},
          {"transitions", TransitionsIn()},
          {"roles", RolesIn()},
          {"color", NullableText("display color, e.g. #3b82f6", 2000)},
-         {"parallel", Flag("cards in the column may be worked on in parallel")},
+         {"parallel", s::Boolean("cards in the column may be worked on in parallel")},
          {"on_fail", NullableText("column a failed card goes to", 64)},
          {"position", {{"type", "integer"}, {"minimum", 0}, {"description", "0 = first"}}}});
   });
@@ -306,7 +302,7 @@ Status AddBoardCrudOps(Registry& r) {
           "Delete a board; refused while tasks are on it unless force (which takes them off)",
       .input_schema = s::Input({{"board", BoardIn()},
                                 {"project", ProjectIn()},
-                                {"force", Flag("take the board's tasks off it first")}},
+                                {"force", s::Boolean("take the board's tasks off it first")}},
                                {"board"}),
       .output_schema =
           s::Entity({{"deleted", BoardRefOut()}, {"cleared_tasks", ArrayOf(StringType())}}),

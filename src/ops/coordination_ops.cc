@@ -159,7 +159,7 @@ Status AddAgentOps(Registry& r) {
            {"project", s::Id("project id or name")},
            {"session_id", s::String("the current session id (appended to session_ids)", 500)},
            {"session_ids", session_ids},
-           {"auto_resume", {{"type", "boolean"}, {"description", "resume after a crash (default true)"}}},
+           {"auto_resume", s::Boolean("resume after a crash (default true)")},
            {"delivery_command",
             s::String("shell command that pushes a message into the agent (e.g. tmux send-keys); "
                       "it gets the message in $BATON_MESSAGE_BODY and on stdin", 4000)},

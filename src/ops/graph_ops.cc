@@ -79,14 +79,6 @@ Json Str() { return {{"type", "string"}}; }
 Json Int() { return {{"type", "integer"}}; }
 Json Obj() { return {{"type", "object"}}; }
 
-Json RunId(const char* what) { return s::Id(what); }
-
-Json Count(std::string description, int64_t min, int64_t max) {
-  return {{"type", "integer"}, {"minimum", min}, {"maximum", max}, {"description", std::move(description)}};
-}
-
-Json BoolProp(const char* description) { return {{"type", "boolean"}, {"description", description}}; }
-
 // What graph.run and graph.resume return.
 Json RunnerOut() {
   return s::Entity({{"run", Str()},
@@ -175,7 +167,7 @@ Status RegisterGraphOps(Registry& r) {
       .summary = "Run a graph workflow definition, checkpointing after every node, until END, "
                  "ERROR, a pause, a cancel or an unanswered human node",
       .input_schema = WithDefinition(s::Input(
-          {{"id", RunId("the new run's id (default: generated)")},
+          {{"id", s::Id("the new run's id (default: generated)")},
            {"title", s::String("the run's title (default: the definition's id)", 500)},
            {"project", s::Id("the project the run belongs to")},
            {"context", s::Object("keys that replace the definition's initialContext ones")},
@@ -183,9 +175,9 @@ Status RegisterGraphOps(Registry& r) {
                                     "(default: the runner's working directory)")},
            {"state_dir", s::Path("write the @sys/graph state file <state_dir>/<id>.json "
                                       "after every checkpoint (e.g. .graph-state)")},
-           {"keep_last", Count("retention: keep only the last N checkpoints (compacted "
+           {"keep_last", s::Integer("retention: keep only the last N checkpoints (compacted "
                                "every 32 nodes)", 1, 1000000)},
-           {"wait_for_human", BoolProp("wait at a human node until its question is answered "
+           {"wait_for_human", s::Boolean("wait at a human node until its question is answered "
                                        "(default true); false leaves the run paused there")}})),
       .output_schema = RunnerOut(),
       .roles = {"coordinator", "human"},
@@ -200,9 +192,9 @@ Status RegisterGraphOps(Registry& r) {
       .summary = "Resume a paused, failed or interrupted graph run from its last checkpoint (a "
                  "node a crash interrupted runs again)",
       .input_schema = WithDefinition(s::Input(
-          {{"id", RunId("the run")},
-           {"force", BoolProp("take the run from a runner on another host that may be alive")},
-           {"wait_for_human", BoolProp("wait at a human node until its question is answered "
+          {{"id", s::Id("the run")},
+           {"force", s::Boolean("take the run from a runner on another host that may be alive")},
+           {"wait_for_human", s::Boolean("wait at a human node until its question is answered "
                                        "(default true)")}},
           {"id"})),
       .output_schema = RunnerOut(),
@@ -215,7 +207,7 @@ Status RegisterGraphOps(Registry& r) {
   RETURN_IF_ERROR(r.Add({
       .name = "graph.pause",
       .summary = "Pause a graph run after the node it is running (resume continues it)",
-      .input_schema = s::Input({{"id", RunId("the run")}, {"reason", s::String("why", 2000)}}, {"id"}),
+      .input_schema = s::Input({{"id", s::Id("the run")}, {"reason", s::String("why", 2000)}}, {"id"}),
       .output_schema = s::RunOut(),
       .roles = {"coordinator", "human"},
       .mutating = true,
@@ -227,7 +219,7 @@ Status RegisterGraphOps(Registry& r) {
       .name = "graph.cancel",
       .summary = "Cancel a graph run for good (it fails; open questions are cancelled; it cannot "
                  "be resumed, only forked)",
-      .input_schema = s::Input({{"id", RunId("the run")}, {"reason", s::String("why", 2000)}}, {"id"}),
+      .input_schema = s::Input({{"id", s::Id("the run")}, {"reason", s::String("why", 2000)}}, {"id"}),
       .output_schema = s::RunOut(),
       .roles = {"coordinator", "human"},
       .mutating = true,
@@ -240,8 +232,8 @@ Status RegisterGraphOps(Registry& r) {
       .name = "graph.reset",
       .summary = "Start a graph run over: pending at the entry node with the initial context "
                  "(its checkpoints stay)",
-      .input_schema = s::Input({{"id", RunId("the run")},
-                                {"force", BoolProp("even if a runner on another host may hold it")}},
+      .input_schema = s::Input({{"id", s::Id("the run")},
+                                {"force", s::Boolean("even if a runner on another host may hold it")}},
                                {"id"}),
       .output_schema = s::RunOut(),
       .roles = {"coordinator", "human"},
@@ -253,8 +245,8 @@ Status RegisterGraphOps(Registry& r) {
   RETURN_IF_ERROR(r.Add({
       .name = "graph.checkpoints",
       .summary = "A graph run's checkpoints, oldest first: node, outcome, next node, size",
-      .input_schema = s::Input({{"id", RunId("the run")},
-                                {"with_state", BoolProp("include the state after each")}},
+      .input_schema = s::Input({{"id", s::Id("the run")},
+                                {"with_state", s::Boolean("include the state after each")}},
                                {"id"}),
       .output_schema = s::Entity({{"run", Str()},
                                   {"checkpoints", {{"type", "array"}, {"items", CheckpointOut()}}},
@@ -266,7 +258,7 @@ Status RegisterGraphOps(Registry& r) {
   RETURN_IF_ERROR(r.Add({
       .name = "graph.checkpoint",
       .summary = "One checkpoint of a graph run with the state after it",
-      .input_schema = s::Input({{"id", RunId("the run")}, {"seq", Count("the checkpoint's seq", 0, INT64_MAX)}},
+      .input_schema = s::Input({{"id", s::Id("the run")}, {"seq", s::Integer("the checkpoint's seq", 0, INT64_MAX)}},
                                {"id", "seq"}),
       .output_schema = s::Entity({{"run", Str()}, {"seq", Int()}, {"node", Str()}, {"next", Str()}, {"state", Obj()}}),
       .positional = {"id"},
@@ -276,9 +268,9 @@ Status RegisterGraphOps(Registry& r) {
       .name = "graph.fork",
       .summary = "A new graph run that goes on from a checkpoint of another, optionally with "
                  "context keys changed (the original is not touched)",
-      .input_schema = s::Input({{"id", RunId("the run to fork")},
-                                {"seq", Count("the checkpoint to go on from", 0, INT64_MAX)},
-                                {"new_id", RunId("the new run's id (default: generated)")},
+      .input_schema = s::Input({{"id", s::Id("the run to fork")},
+                                {"seq", s::Integer("the checkpoint to go on from", 0, INT64_MAX)},
+                                {"new_id", s::Id("the new run's id (default: generated)")},
                                 {"title", s::String("the new run's title", 500)},
                                 {"context", s::Object("context keys to set (null removes one)")}},
                                {"id", "seq"}),
@@ -292,9 +284,9 @@ Status RegisterGraphOps(Registry& r) {
       .name = "graph.compact",
       .summary = "Drop a graph run's old checkpoints (keep the last N, or those younger than T); "
                  "never the latest, a question's or a fork's",
-      .input_schema = s::Input({{"id", RunId("the run")},
-                                {"keep_last", Count("keep the last N checkpoints", 1, 1000000)},
-                                {"older_than_ms", Count("drop checkpoints older than this", 1, INT64_MAX)}},
+      .input_schema = s::Input({{"id", s::Id("the run")},
+                                {"keep_last", s::Integer("keep the last N checkpoints", 1, 1000000)},
+                                {"older_than_ms", s::Integer("drop checkpoints older than this", 1, INT64_MAX)}},
                                {"id"}),
       .output_schema = s::Entity({{"run", Str()}, {"removed", Int()}, {"kept", Int()},
                                   {"bytes_before", Int()}, {"bytes_after", Int()}}),
@@ -307,7 +299,7 @@ Status RegisterGraphOps(Registry& r) {
   RETURN_IF_ERROR(r.Add({
       .name = "graph.definition",
       .summary = "The definition a graph run uses: id, source file, hash and text",
-      .input_schema = s::Input({{"id", RunId("the run")}}, {"id"}),
+      .input_schema = s::Input({{"id", s::Id("the run")}}, {"id"}),
       .output_schema = s::Entity({{"run", Str()}, {"id", Str()}, {"source", Str()}, {"file", Str()},
                                   {"hash", Str()}, {"text", Str()}}),
       .positional = {"id"},
@@ -318,7 +310,7 @@ Status RegisterGraphOps(Registry& r) {
       .name = "graph.path",
       .summary = "A graph run's path: the executions in order, and its definition as a Mermaid "
                  "flowchart with the path drawn on it",
-      .input_schema = s::Input({{"id", RunId("the run")}}, {"id"}),
+      .input_schema = s::Input({{"id", s::Id("the run")}}, {"id"}),
       .output_schema = s::Entity({{"run", Str()}, {"status", Str()},
                                   {"path", {{"type", "array"}}}, {"mermaid", Str()}}),
       .positional = {"id"},
@@ -331,7 +323,7 @@ Status RegisterGraphOps(Registry& r) {
   RETURN_IF_ERROR(r.Add({
       .name = "graph.start",
       .summary = "Runner step: create a graph run and its first checkpoint",
-      .input_schema = s::Input({{"id", RunId("the run's id")},
+      .input_schema = s::Input({{"id", s::Id("the run's id")},
                                 {"title", s::String("title", 500)},
                                 {"project", s::Id("project")},
                                 {"definition", Obj()},
@@ -339,7 +331,7 @@ Status RegisterGraphOps(Registry& r) {
                                 {"context", Obj()},
                                 {"workdir", Str()},
                                 {"state_dir", Str()},
-                                {"keep_last", Count("retention", 1, 1000000)},
+                                {"keep_last", s::Integer("retention", 1, 1000000)},
                                 {"runner", runner_id}},
                                {"definition", "entry", "context", "runner"}),
       .output_schema = s::RunOut(),
@@ -350,7 +342,7 @@ Status RegisterGraphOps(Registry& r) {
   RETURN_IF_ERROR(r.Add({
       .name = "graph.commit",
       .summary = "Runner step: one node's checkpoint (result, context, next node, event)",
-      .input_schema = s::Input({{"run", RunId("the run")},
+      .input_schema = s::Input({{"run", s::Id("the run")},
                                 {"runner", Str()},
                                 {"seq", Int()},
                                 {"node", Str()},
@@ -376,7 +368,7 @@ Status RegisterGraphOps(Registry& r) {
   RETURN_IF_ERROR(r.Add({
       .name = "graph.take_over",
       .summary = "Runner step: take a graph run to resume it",
-      .input_schema = s::Input({{"run", RunId("the run")},
+      .input_schema = s::Input({{"run", s::Id("the run")},
                                 {"runner", runner_id},
                                 {"force", {{"type", "boolean"}}},
                                 {"nodes", {{"type", "array"}, {"items", Str()}}},
@@ -390,7 +382,7 @@ Status RegisterGraphOps(Registry& r) {
   return r.Add({
       .name = "graph.release",
       .summary = "Runner step: give a graph run up without a checkpoint",
-      .input_schema = s::Input({{"run", RunId("the run")}, {"runner", Str()}, {"reason", s::String("why", 2000)}},
+      .input_schema = s::Input({{"run", s::Id("the run")}, {"runner", Str()}, {"reason", s::String("why", 2000)}},
                                {"run", "runner"}),
       .output_schema = s::Entity({{"released", {{"type", "boolean"}}}}),
       .roles = {"admin"},

@@ -20,17 +20,10 @@ constexpr int64_t kClaimMarginMillis = 5000;
 
 Json Type(const char* type) { return {{"type", type}}; }
 
-Json Count(std::string description, int64_t min, int64_t max) {
-  return {{"type", "integer"},
-          {"minimum", min},
-          {"maximum", max},
-          {"description", std::move(description)}};
-}
-
-Json Limit() { return Count("at most this many messages (default 100)", 1, 1000); }
+Json Limit() { return s::Integer("at most this many messages (default 100)", 1, 1000); }
 
 Json Since() {
-  return Count("only messages after this seq (page forward from the last seq you saw)", 0,
+  return s::Integer("only messages after this seq (page forward from the last seq you saw)", 0,
                int64_t{1} << 53);
 }
 
@@ -77,7 +70,7 @@ Json ChatOut() {
 Json InboxIn() {
   return s::Input({{"agent", s::Id("whose inbox (default: the caller's)")},
                    {"unread_only",
-                    {{"type", "boolean"}, {"description", "only unread messages, oldest first"}}},
+                    s::Boolean("only unread messages, oldest first")},
                    {"limit", Limit()},
                    {"since", Since()}});
 }
@@ -244,7 +237,7 @@ Status AddMailOps(Registry& r) {
       .summary = "Wait until an agent has unread mail (or the timeout); does not mark it read",
       .input_schema =
           s::Input({{"agent", s::Id("whose inbox (default: the caller's)")},
-                    {"timeout_ms", Count("how long to wait (default 30000)", 0, 600000)},
+                    {"timeout_ms", s::Integer("how long to wait (default 30000)", 0, 600000)},
                     {"since", Since()}}),
       .output_schema = {{"type", "object"},
                         {"properties",
@@ -270,7 +263,7 @@ Status AddDeliveryOps(Registry& r) {
       .summary = "Take a due message for one delivery attempt if its recipient is idle",
       .input_schema =
           s::Input({{"id", s::Id("message id")},
-                    {"lease_ms", Count("how long other passes leave it alone", 1, 3600000)}},
+                    {"lease_ms", s::Integer("how long other passes leave it alone", 1, 3600000)}},
                    {"id", "lease_ms"}),
       .output_schema = {{"type", "object"},
                         {"properties", {{"claimed", Type("boolean")}}},
@@ -285,11 +278,11 @@ Status AddDeliveryOps(Registry& r) {
                  "escalated",
       .input_schema = s::Input(
           {{"id", s::Id("message id")},
-           {"ok", {{"type", "boolean"}, {"description", "whether the delivery command succeeded"}}},
+           {"ok", s::Boolean("whether the delivery command succeeded")},
            {"error", s::String("why it failed", 2000)},
-           {"max_attempts", Count("attempts before escalation (default 3)", 1, 100)},
+           {"max_attempts", s::Integer("attempts before escalation (default 3)", 1, 100)},
            {"retry_after_ms",
-            Count("first retry delay, doubled each attempt (default 1000)", 0, 3600000)}},
+            s::Integer("first retry delay, doubled each attempt (default 1000)", 0, 3600000)}},
           {"id", "ok"}),
       .output_schema = MessageOut(),
       .roles = {"admin"},
@@ -302,11 +295,11 @@ Status AddDeliveryOps(Registry& r) {
           "Push due messages into idle agents with their delivery commands; retry, then escalate",
       .input_schema =
           s::Input({{"agent", s::Id("only this recipient")},
-                    {"max_attempts", Count("attempts before escalation (default 3)", 1, 100)},
+                    {"max_attempts", s::Integer("attempts before escalation (default 3)", 1, 100)},
                     {"retry_after_ms",
-                     Count("first retry delay, doubled each attempt (default 1000)", 0, 3600000)},
+                     s::Integer("first retry delay, doubled each attempt (default 1000)", 0, 3600000)},
                     {"timeout_ms",
-                     Count("how long one delivery command may run (default 10000)", 1, 600000)},
+                     s::Integer("how long one delivery command may run (default 10000)", 1, 600000)},
                     {"limit", Limit()}}),
       .output_schema = {{"type", "object"},
                         {"properties",

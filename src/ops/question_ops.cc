@@ -16,10 +16,6 @@ namespace s = schema;
 
 constexpr int64_t kDefaultWaitMillis = 30000;
 
-Json Bool(const char* description) {
-  return {{"type", "boolean"}, {"description", description}};
-}
-
 Json Strings(const char* description, int max_items) {
   return {{"type", "array"},
           {"description", description},
@@ -41,7 +37,7 @@ Json QuestionItems() {
                 {"minItems", 1},
                 {"maxItems", 50},
                 {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1000}}}}},
-              {"multiSelect", Bool("several choices may be picked")}}},
+              {"multiSelect", s::Boolean("several choices may be picked")}}},
             {"required", {"question", "choices"}},
             {"additionalProperties", false}}}};
 }
@@ -197,7 +193,7 @@ Status RegisterQuestionOps(Registry& r) {
           {{"run", s::Id("the run the question stops")},
            {"project", s::Id("the project, for a question outside any run")},
            {"questions", QuestionItems()},
-           {"work_gate", Bool("sgai's work gate: \"may the build begin?\" (the fixed question "
+           {"work_gate", s::Boolean("sgai's work gate: \"may the build begin?\" (the fixed question "
                               "when questions are not given)")},
            {"message", s::String("free text for the human", 20000)},
            {"blocks", {{"type", "array"},

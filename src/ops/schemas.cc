@@ -36,6 +36,17 @@ Json Integer(std::string description) {
   return Json{{"type", "integer"}, {"description", std::move(description)}};
 }
 
+Json Integer(std::string description, int64_t min, int64_t max) {
+  return Json{{"type", "integer"},
+              {"minimum", min},
+              {"maximum", max},
+              {"description", std::move(description)}};
+}
+
+Json Boolean(std::string description) {
+  return Json{{"type", "boolean"}, {"description", std::move(description)}};
+}
+
 Json Object(std::string description) {
   return Json{{"type", "object"}, {"description", std::move(description)}};
 }

@@ -21,6 +21,9 @@ Json String(std::string description, int max_length = 10000);
 // ("x-baton-path"), so every process names the same file.
 Json Path(std::string description);
 Json Integer(std::string description);
+// An integer from "min" to "max".
+Json Integer(std::string description, int64_t min, int64_t max);
+Json Boolean(std::string description);
 Json Object(std::string description);  // any JSON object
 Json Enum(std::string description, std::initializer_list<const char*> values);
 

@@ -14,8 +14,6 @@ namespace s = schema;
 constexpr int64_t kDefaultGateTimeoutMillis = 600000;
 constexpr int kMaxApplyAttempts = 3;
 
-Json Bool(const char* description) { return {{"type", "boolean"}, {"description", description}}; }
-
 Json Run() { return s::Id("the sgai run"); }
 
 Json Mode(const char* description) {
@@ -96,8 +94,8 @@ Status AddWorkflowOps(Registry& r) {
                                           4096)},
                     {"project", s::Id("project id or name")},
                     {"run", s::Id("resume this run rather than the latest of the workdir")},
-                    {"fresh", Bool("start a new run even when the old one could resume")},
-                    {"auto", Bool("self-drive: start in interaction mode self-drive")},
+                    {"fresh", s::Boolean("start a new run even when the old one could resume")},
+                    {"auto", s::Boolean("self-drive: start in interaction mode self-drive")},
                     {"interaction_mode", Mode("interaction mode (default: the old run's, else "
                                               "brainstorming; continuous when GOAL.md has "
                                               "continuousModePrompt)")}}),
@@ -158,7 +156,7 @@ Status AddTodoOps(Registry& r) {
       .summary = "Replace the caller's todo list (or, coordinator only, the project list)",
       .input_schema = s::Input({{"run", Run()},
                                 {"todos", Todos()},
-                                {"project", Bool("the project todo list (coordinator only)")}},
+                                {"project", s::Boolean("the project todo list (coordinator only)")}},
                                {"run", "todos"}),
       .output_schema = s::AnyObject(),
       .mutating = true,
@@ -169,7 +167,7 @@ Status AddTodoOps(Registry& r) {
       .name = "sgai.todo_read",
       .summary = "An agent's todo list (default the caller's) or the project list",
       .input_schema = s::Input({{"run", Run()},
-                                {"project", Bool("the project todo list")},
+                                {"project", s::Boolean("the project todo list")},
                                 {"agent", s::Id("whose list (default: the caller's)")}},
                                {"run"}),
       .output_schema = s::AnyObject(),
@@ -218,7 +216,7 @@ Status AddAgentOps(Registry& r) {
                                 {"session_id", s::String("the agent session", 500)},
                                 {"interaction_mode", Mode("interaction mode")},
                                 {"summary", s::String("one-line goal summary", 2000)},
-                                {"summary_manual", Bool("the summary was written by hand "
+                                {"summary_manual", s::Boolean("the summary was written by hand "
                                                         "(default: true for humans)")}},
                                {"run"}),
       .output_schema = s::AnyObject(),
