@@ -38,6 +38,9 @@ Result<Json> LoadRun(Txn& txn, const std::string& id);
 // The caller has checked any status change with the run's machine and
 // appends the events.
 Status StoreRun(OpContext& ctx, const Json& run);
+// Moves a loaded "run" to status "to" in memory — checked with its machine
+// for ctx's transition, with the run.status event — for the caller to store.
+Status MoveRunStatus(OpContext& ctx, Json& run, const std::string& to, const std::string& reason);
 
 // Tasks.
 Result<Json> CreateTask(OpContext& ctx, const Json& in);

@@ -72,18 +72,10 @@ Status StoreGraphRun(OpContext& ctx, const Json& run) {
       .status();
 }
 
-// Moves "run" (in memory) to "to" through its machine, with the event.
+// MoveRunStatus, where staying in the same status is no move.
 static Status MoveStatus(OpContext& ctx, Json& run, const std::string& to, const std::string& reason) {
-  const std::string from = run["status"].get<std::string>();
-  if (from == to) return Status();
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(run["machine"].get<std::string>()));
-  RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()).WithPrefix("run " + run["id"].get<std::string>()));
-  run["status"] = to;
-  return AppendEvent(ctx, {.run_id = run["id"].get<std::string>(),
-                           .kind = "run.status",
-                           .summary = from + " -> " + to + (reason.empty() ? "" : ": " + reason),
-                           .payload = {{"from", from}, {"to", to}, {"reason", reason}}})
-      .status();
+  if (run["status"] == to) return Status();
+  return MoveRunStatus(ctx, run, to, reason).WithPrefix("run " + run["id"].get<std::string>());
 }
 
 // The graph state a checkpoint holds: the context plus the conversation.

@@ -147,22 +147,22 @@ Result<Json> ListRuns(OpContext& ctx, const Json& in) {
   return Json{{"runs", list}};
 }
 
-Result<Json> SetRunStatus(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadForUpdate(ctx, in));
+Status MoveRunStatus(OpContext& ctx, Json& run, const std::string& to, const std::string& reason) {
   const std::string from = run["status"].get<std::string>();
-  const std::string to = in.at("status").get<std::string>();
-  ASSIGN_OR_RETURN(const Machine* machine,
-                   ctx.machines.Get(run["machine"].get<std::string>()));
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(run["machine"].get<std::string>()));
   RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()));
   run["status"] = to;
+  return AppendEvent(ctx, {.run_id = run["id"].get<std::string>(),
+                           .kind = "run.status",
+                           .summary = from + " -> " + to + (reason.empty() ? "" : ": " + reason),
+                           .payload = {{"from", from}, {"to", to}, {"reason", reason}}})
+      .status();
+}
+
+Result<Json> SetRunStatus(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json run, LoadForUpdate(ctx, in));
+  RETURN_IF_ERROR(MoveRunStatus(ctx, run, in.at("status").get<std::string>(), in.value("reason", "")));
   RETURN_IF_ERROR(StoreRun(ctx, run));
-  const std::string reason = in.value("reason", "");
-  RETURN_IF_ERROR(
-      AppendEvent(ctx, {.run_id = run["id"].get<std::string>(),
-                        .kind = "run.status",
-                        .summary = from + " -> " + to + (reason.empty() ? "" : ": " + reason),
-                        .payload = {{"from", from}, {"to", to}, {"reason", reason}}})
-          .status());
   return LoadRun(ctx.txn, run["id"].get<std::string>());
 }
 

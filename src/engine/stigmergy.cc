@@ -51,15 +51,7 @@ Result<Json> LoadProject(Txn& txn, const std::string& id) {
 
 // Changes project_status in "run" (stored by StoreRun) through the machine.
 Status MoveProject(OpContext& ctx, Json& run, const std::string& to, const std::string& reason) {
-  const std::string from = Str(run, "status");
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(run, "machine")));
-  RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()).WithPrefix("status"));
-  run["status"] = to;
-  return AppendEvent(ctx, {.run_id = RunId(run),
-                           .kind = "run.status",
-                           .summary = from + " -> " + to + (reason.empty() ? "" : ": " + reason),
-                           .payload = {{"from", from}, {"to", to}, {"reason", reason}}})
-      .status();
+  return MoveRunStatus(ctx, run, to, reason).WithPrefix("status");
 }
 
 // One history entry: what an agent's turn did and the signal it left.
