@@ -156,12 +156,6 @@ Result<std::vector<Checkpoint>> LoadCheckpoints(Txn& txn, const std::string& run
   return out;
 }
 
-static std::string HostName() {
-  char buf[HOST_NAME_MAX + 1] = {};
-  if (gethostname(buf, sizeof(buf) - 1) != 0) return "";
-  return buf;
-}
-
 // Whether the process "runner" names may still be running the run: on this
 // host, its pid exists; on another host we cannot tell, so it may.
 static bool RunnerMayBeAlive(const Json& runner) {
@@ -175,6 +169,17 @@ static bool RunnerMayBeAlive(const Json& runner) {
     return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
   }
   return ProcessStartTicks(pid) == recorded;
+}
+
+// Cancels the run's open questions (a human node's), saying why.
+static Status CancelOpenQuestions(OpContext& ctx, const std::string& run_id, const std::string& why) {
+  ASSIGN_OR_RETURN(std::vector<Row> open,
+                   ctx.txn.Query("SELECT id FROM questions WHERE run_id = ? AND status = 'open'",
+                                 {SqlText(run_id)}));
+  for (const Row& q : open) {
+    RETURN_IF_ERROR(CancelQuestion(ctx, {{"id", q.Str(0)}, {"run", run_id}, {"reason", why}}).status());
+  }
+  return Status();
 }
 
 static std::string RunnerName(const Json& runner) {
@@ -240,12 +245,12 @@ Status BindStateMirror(OpContext& ctx, const std::string& run_id, const std::str
 namespace {
 
 using graph_internal::BindStateMirror;
+using graph_internal::CancelOpenQuestions;
 using graph_internal::CheckUserKeys;
 using graph_internal::Checkpoint;
 using graph_internal::Compact;
 using graph_internal::GraphMeta;
 using graph_internal::History;
-using graph_internal::HostName;
 using graph_internal::InsertCheckpoint;
 using graph_internal::InsertWholeCheckpoint;
 using graph_internal::LoadCheckpoints;
@@ -463,10 +468,8 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
     RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = id,
                                       .kind = "graph.node.interrupted",
                                       .summary = cursor + " #" + run["cursor_index"].dump() +
-                                                 " was interrupted (" +
-                                                 (old.is_object() ? RunnerName(old) + " is gone"
-                                                                  : std::string("no runner")) +
-                                                 "); it runs again",
+                                                 " was interrupted (" + RunnerName(old) +
+                                                 " is gone); it runs again",
                                       .payload = {{"node", cursor},
                                                   {"seq", run["cursor_index"]},
                                                   {"interrupted", g["attempt"]},
@@ -537,12 +540,7 @@ Result<Json> PauseGraphRun(OpContext& ctx, const Json& in) {
 
 Result<Json> CancelGraphRun(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(std::vector<Row> open,
-                   ctx.txn.Query("SELECT id FROM questions WHERE run_id = ? AND status = 'open'",
-                                 {SqlText(id)}));
-  for (const Row& q : open) {
-    RETURN_IF_ERROR(CancelQuestion(ctx, {{"id", q.Str(0)}, {"run", id}, {"reason", "the run was cancelled"}}).status());
-  }
+  RETURN_IF_ERROR(CancelOpenQuestions(ctx, id, "the run was cancelled"));
   ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
   Json& g = GraphMeta(run);
   if (g.value("cancelled", false)) return run;
@@ -566,12 +564,7 @@ Result<Json> ResetGraphRun(OpContext& ctx, const Json& in) {
     return FailedPreconditionError("run " + id + " is being run by " + RunnerName(g["runner"]) +
                                    "; pause or cancel it first");
   }
-  ASSIGN_OR_RETURN(std::vector<Row> open,
-                   ctx.txn.Query("SELECT id FROM questions WHERE run_id = ? AND status = 'open'",
-                                 {SqlText(id)}));
-  for (const Row& q : open) {
-    RETURN_IF_ERROR(CancelQuestion(ctx, {{"id", q.Str(0)}, {"run", id}, {"reason", "the run was reset"}}).status());
-  }
+  RETURN_IF_ERROR(CancelOpenQuestions(ctx, id, "the run was reset"));
   ASSIGN_OR_RETURN(run, LoadGraphRun(ctx.txn, id));
   Json& graph = GraphMeta(run);
   RETURN_IF_ERROR(MoveStatus(ctx, run, "pending", "reset to the initial context"));

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <filesystem>
 #include <thread>
 
@@ -22,10 +21,8 @@ constexpr int64_t kHumanWaitSliceMillis = 30000;
 constexpr int64_t kMaxBackoffMillis = 3600000;
 
 Json RunnerId() {
-  char host[HOST_NAME_MAX + 1] = {};
-  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
   return {{"token", NewId("runner")},
-          {"host", std::string(host)},
+          {"host", HostName()},
           {"pid", static_cast<int64_t>(getpid())},
           {"start", ProcessStartTicks(getpid())}};
 }

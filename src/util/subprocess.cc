@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 
@@ -248,6 +249,12 @@ int64_t ProcessStartTicks(int64_t pid) {
   // fields[0] is the state (field 3), fields[19] the start time (field 22).
   if (fields.size() < 20 || fields[0] == "Z" || fields[0] == "X") return -1;
   return std::strtoll(fields[19].c_str(), nullptr, 10);
+}
+
+std::string HostName() {
+  char buf[HOST_NAME_MAX + 1] = {};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "";
+  return buf;
 }
 
 }  // namespace baton

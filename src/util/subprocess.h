@@ -66,6 +66,9 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options);
 // such process or it has exited and awaits its parent (a zombie).
 int64_t ProcessStartTicks(int64_t pid);
 
+// This host's name; "" when it cannot be read.
+std::string HostName();
+
 }  // namespace baton
 
 #endif  // BATON_SRC_UTIL_SUBPROCESS_H_
