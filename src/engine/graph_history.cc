@@ -64,9 +64,12 @@ Result<Json> Compact(OpContext& ctx, const std::string& run_id, int64_t keep_las
     }
     pinned.insert(at);
   }
+  // Runs store their meta as canonical JSON, so the forks of this run
+  // contain this text; the pattern only narrows ("_" in an id matches any
+  // character), the parse below decides.
   ASSIGN_OR_RETURN(std::vector<Row> forks,
                    ctx.txn.Query("SELECT meta FROM runs WHERE profile = 'graph' AND meta LIKE ?",
-                                 {SqlText("%\"forked_from\"%")}));
+                                 {SqlText("%\"forked_from\":{\"run\":" + CanonicalJson(run_id) + ",%")}));
   for (const Row& f : forks) {
     Result<Json> meta = ParseJson(f.Str(0), "run meta");
     if (!meta.ok()) continue;
@@ -170,7 +173,6 @@ Json StateJson(const Json& state) {
   return {{"context", context}, {"conversationHistory", history}};
 }
 
-// Runs the compaction policy over "run_id"'s checkpoints; returns what it did.
 }  // namespace
 
 Result<Json> ListGraphCheckpoints(OpContext& ctx, const Json& in) {
