@@ -22,7 +22,7 @@ Actor LocalHumanActor() {
     if (const passwd* pw = getpwuid(getuid()); pw != nullptr) id = pw->pw_name;
   }
   if (id.empty()) id = "human";
-  return Actor{id, "human"};
+  return Actor{id, "human", AllGrants()};
 }
 
 }  // namespace baton

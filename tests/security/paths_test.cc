@@ -1,0 +1,11 @@
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace baton::testing {
+namespace {
+
+TEST(SecurityPlaceholder, Builds) { SUCCEED(); }
+
+}  // namespace
+}  // namespace baton::testing
