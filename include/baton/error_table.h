@@ -26,6 +26,12 @@ struct ErrorMapping {
 std::span<const ErrorMapping> ErrorTable();
 const ErrorMapping& MappingFor(StatusCode code);
 
+// A failure's HTTP status: the table's, except that a store that ran out of
+// space (ResourceExhausted with details.reason "storage_full") is 507
+// Insufficient Storage, not the 429 that clients read as rate limiting.
+int HttpStatusFor(const Status& status);
+inline constexpr char kStorageFull[] = "storage_full";
+
 // Exit code used when the command line itself cannot be parsed.
 inline constexpr int kUsageExitCode = 2;
 

@@ -86,7 +86,8 @@ Result<Json> ReadJsonObject(std::string_view text, const std::string& source) {
     return InvalidArgumentError(source + ": the file is empty; a JSON object was expected");
   }
   RETURN_IF_ERROR(CheckUtf8(text, source));
-  ASSIGN_OR_RETURN(Json doc, ParseJson(text, source));
+  // Tolerant: the seed systems' own readers keep the last of a repeated key.
+  ASSIGN_OR_RETURN(Json doc, ParseJson(text, source, DuplicateKeys::kLastWins));
   if (!doc.is_object()) {
     return InvalidArgumentError(source + ": the top level must be a JSON object, not " +
                                 TypeName(doc));

@@ -19,7 +19,7 @@ void SendJson(httplib::Response& res, int status, const Json& body) {
 }
 
 void SendError(httplib::Response& res, const Status& s) {
-  SendJson(res, MappingFor(s.code()).http_status, Json{{"error", s.ToJson()}});
+  SendJson(res, HttpStatusFor(s), Json{{"error", s.ToJson()}});
 }
 
 // The caller named by headers (auth "none", loopback only); one who names

@@ -60,13 +60,29 @@ struct Bound {
   bool (*ok)(const json& value, const json& limit);
 };
 
+// -1, 0 or 1 as "a" is below, equal to or above "b", exactly for every pair
+// of JSON numbers (nlohmann compares an unsigned above 2^63 with a signed
+// integer by casting it negative, which let 2^63 pass a maximum).
+int CompareNumbers(const json& a, const json& b) {
+  const auto sign = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  const bool a_int = a.is_number_integer();
+  const bool b_int = b.is_number_integer();
+  if (a_int && b_int) {
+    const bool a_neg = !a.is_number_unsigned() && a.get<int64_t>() < 0;
+    const bool b_neg = !b.is_number_unsigned() && b.get<int64_t>() < 0;
+    if (a_neg != b_neg) return a_neg ? -1 : 1;
+    if (a_neg) return sign(a.get<int64_t>(), b.get<int64_t>());
+    return sign(a.get<uint64_t>(), b.get<uint64_t>());
+  }
+  // long double holds every int64 exactly on the platforms baton builds on.
+  return sign(a.get<long double>(), b.get<long double>());
+}
+
 constexpr Bound kBounds[] = {
-    {"minimum", ">=", [](const json& v, const json& l) { return !(v < l); }},
-    {"exclusiveMinimum", ">",
-     [](const json& v, const json& l) { return l < v; }},
-    {"maximum", "<=", [](const json& v, const json& l) { return !(l < v); }},
-    {"exclusiveMaximum", "<",
-     [](const json& v, const json& l) { return v < l; }},
+    {"minimum", ">=", [](const json& v, const json& l) { return CompareNumbers(v, l) >= 0; }},
+    {"exclusiveMinimum", ">", [](const json& v, const json& l) { return CompareNumbers(v, l) > 0; }},
+    {"maximum", "<=", [](const json& v, const json& l) { return CompareNumbers(v, l) <= 0; }},
+    {"exclusiveMaximum", "<", [](const json& v, const json& l) { return CompareNumbers(v, l) < 0; }},
 };
 
 // minLength/maxLength, minItems/maxItems, minProperties/maxProperties.

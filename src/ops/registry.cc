@@ -28,6 +28,42 @@ const Json& ExpectVersionSchema() {
   return *kSchema;
 }
 
+// The largest integer every JSON reader holds exactly (2^53 - 1).
+constexpr int64_t kMaxSafeInteger = (int64_t{1} << 53) - 1;
+
+bool NamesInteger(const Json& type) {
+  if (type.is_string()) return type == "integer";
+  return type.is_array() && std::find(type.begin(), type.end(), "integer") != type.end();
+}
+
+// Gives every integer in "schema" a range: one the operation states, or
+// +-(2^53 - 1), so that no input (2^63, 1e300) reaches a handler that would
+// wrap it into another number.
+void BoundIntegers(Json& schema) {
+  if (!schema.is_object()) return;
+  if (schema.contains("type") && NamesInteger(schema["type"])) {
+    if (!schema.contains("minimum") && !schema.contains("exclusiveMinimum")) {
+      schema["minimum"] = -kMaxSafeInteger;
+    }
+    if (!schema.contains("maximum") && !schema.contains("exclusiveMaximum")) {
+      schema["maximum"] = kMaxSafeInteger;
+    }
+  }
+  for (const char* key : {"properties", "patternProperties", "$defs", "definitions"}) {
+    if (schema.contains(key) && schema[key].is_object()) {
+      for (auto& [name, sub] : schema[key].items()) BoundIntegers(sub);
+    }
+  }
+  for (const char* key : {"items", "additionalProperties", "not", "if", "then", "else"}) {
+    if (schema.contains(key)) BoundIntegers(schema[key]);
+  }
+  for (const char* key : {"anyOf", "oneOf", "allOf", "prefixItems"}) {
+    if (schema.contains(key) && schema[key].is_array()) {
+      for (Json& sub : schema[key]) BoundIntegers(sub);
+    }
+  }
+}
+
 }  // namespace
 
 Status Registry::Add(Operation op) {
@@ -46,6 +82,7 @@ Status Registry::Add(Operation op) {
       op.input_schema["properties"]["expect_version"] = ExpectVersionSchema();
     }
   }
+  BoundIntegers(op.input_schema);
   RETURN_IF_ERROR(CheckSchema(op.input_schema).WithPrefix(where + ": input schema"));
   RETURN_IF_ERROR(CheckSchema(op.output_schema).WithPrefix(where + ": output schema"));
   auto [it, inserted] = ops_.emplace(op.name, std::move(op));

@@ -10,7 +10,9 @@
 // two fields all of them accept: "idempotency_key" (a retry with the same key
 // returns the first result and changes nothing) and, for operations that
 // change an existing row, "expect_version" (compare-and-set: Aborted when the
-// row moved). A Registry is built once at start-up and then only read.
+// row moved). It also gives every integer of the input schema a range — the
+// one the operation states, or +-(2^53 - 1) — so no input wraps into
+// another number in a handler. A Registry is built once at start-up and then only read.
 
 #ifndef BATON_SRC_OPS_REGISTRY_H_
 #define BATON_SRC_OPS_REGISTRY_H_

@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <vector>
 
 namespace baton {
 namespace {
@@ -27,31 +29,58 @@ std::string Position(std::string_view text, size_t offset) {
 
 }  // namespace
 
-Result<Json> ParseJson(std::string_view text, std::string_view source) {
+Result<Json> ParseJson(std::string_view text, std::string_view source,
+                       DuplicateKeys duplicates) {
   bool too_deep = false;
+  // The keys of each object being read, innermost last, with its pointer.
+  struct Open {
+    std::string pointer;
+    std::set<std::string> keys;
+  };
+  std::vector<Open> open;
+  std::string last_key;
+  std::string duplicate;  // the pointer of the first key named twice
   // The callback runs before each value is added, which lets a hostile input
   // be refused before it can exhaust the stack.
-  Json::parser_callback_t guard = [&](int d, Json::parse_event_t event, Json&) {
-    if (event == Json::parse_event_t::object_start ||
-        event == Json::parse_event_t::array_start) {
-      if (d >= kMaxDepth) too_deep = true;
+  Json::parser_callback_t guard = [&](int d, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start:
+        if (d >= kMaxDepth) too_deep = true;
+        if (event == Json::parse_event_t::object_start && duplicates == DuplicateKeys::kRefuse) {
+          open.push_back({open.empty() ? "" : open.back().pointer + "/" + last_key, {}});
+        }
+        break;
+      case Json::parse_event_t::object_end:
+        if (!open.empty() && duplicates == DuplicateKeys::kRefuse) open.pop_back();
+        break;
+      case Json::parse_event_t::key:
+        if (duplicates == DuplicateKeys::kRefuse && !open.empty() && parsed.is_string()) {
+          last_key = parsed.get<std::string>();
+          if (!open.back().keys.insert(last_key).second && duplicate.empty()) {
+            duplicate = "duplicate key \"" + last_key + "\" in the object at " +
+                        (open.back().pointer.empty() ? "/" : open.back().pointer);
+          }
+        }
+        break;
+      default:
+        break;
     }
     return !too_deep;
   };
+  const auto refused = [&]() -> Status {
+    if (too_deep) {
+      return InvalidArgumentError(std::string(source) + ": not valid JSON: nesting deeper than " +
+                                  std::to_string(kMaxDepth) + " levels");
+    }
+    return InvalidArgumentError(std::string(source) + ": not valid JSON: " + duplicate);
+  };
   try {
     Json value = Json::parse(text.begin(), text.end(), guard);
-    if (too_deep) {
-      return InvalidArgumentError(std::string(source) +
-                                  ": not valid JSON: nesting deeper than " +
-                                  std::to_string(kMaxDepth) + " levels");
-    }
+    if (too_deep || !duplicate.empty()) return refused();
     return value;
   } catch (const Json::parse_error& e) {
-    if (too_deep) {
-      return InvalidArgumentError(std::string(source) +
-                                  ": not valid JSON: nesting deeper than " +
-                                  std::to_string(kMaxDepth) + " levels");
-    }
+    if (too_deep) return refused();
     std::string what = e.what();
     // nlohmann's message starts with "[json.exception.parse_error.101] parse
     // error at line 1, column 2: "; keep only the reason.

@@ -18,9 +18,18 @@ namespace baton {
 
 using Json = nlohmann::json;
 
+// What ParseJson does with an object that names a key twice.
+enum class DuplicateKeys {
+  kRefuse,   // InvalidArgument naming the key (inputs to baton: read exactly)
+  kLastWins  // as Go's encoding/json and JSON.parse do (seed files from the wild)
+};
+
 // Parses "text". On failure returns InvalidArgument "<source>: not valid JSON:
-// line L, column C: <reason>". Nesting deeper than 256 levels is refused.
-Result<Json> ParseJson(std::string_view text, std::string_view source);
+// line L, column C: <reason>". Nesting deeper than 256 levels is refused, and
+// so, unless "duplicates" says otherwise, is a key named twice in one object
+// ("<source>: not valid JSON: duplicate key \"k\" at /a/b").
+Result<Json> ParseJson(std::string_view text, std::string_view source,
+                       DuplicateKeys duplicates = DuplicateKeys::kRefuse);
 
 // Reads the whole of a regular file of at most "max_bytes"; NotFound,
 // InvalidArgument (not a regular file: a FIFO or device would block or never

@@ -55,6 +55,15 @@ const ErrorMapping& MappingFor(StatusCode code) {
   return kTable[index];
 }
 
+int HttpStatusFor(const Status& status) {
+  const nlohmann::json& details = status.details();
+  if (status.code() == StatusCode::kResourceExhausted && details.is_object() &&
+      details.value("reason", "") == kStorageFull) {
+    return 507;
+  }
+  return MappingFor(status.code()).http_status;
+}
+
 std::string_view StatusCodeName(StatusCode code) {
   return MappingFor(code).name;
 }

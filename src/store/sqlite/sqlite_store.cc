@@ -1,5 +1,7 @@
 #include "store/sqlite/sqlite_store.h"
 
+#include "baton/error_table.h"
+
 #include <sqlite3.h>
 
 #include <unistd.h>
@@ -45,7 +47,8 @@ Status SqliteError(sqlite3* db, int rc, std::string_view what) {
     case SQLITE_CORRUPT:
       return DataLossError(msg);
     case SQLITE_FULL:
-      return ResourceExhaustedError(msg);
+      return Status(StatusCode::kResourceExhausted, "the disk is full: " + msg,
+                    nlohmann::json{{"reason", kStorageFull}});
     case SQLITE_CANTOPEN:
     case SQLITE_READONLY:
     case SQLITE_PERM:
