@@ -553,7 +553,7 @@ Result<Json> RecordGraphNodeProcess(OpContext& ctx, const Json& in) {
   g["processes"].push_back(process);
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = id,
-                                    .kind = "graph.node.process",
+                                    .kind = "graph.process",
                                     .summary = node + " #" + std::to_string(seq) +
                                                " runs its program as process group " +
                                                std::to_string(pgid),

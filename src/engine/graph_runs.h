@@ -53,7 +53,7 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in);
 
 // graph.node_process: the runner records, before a node's program starts,
 // the process group it runs in ({run, runner, node, seq, pgid, start}) in
-// meta.graph.processes, with a graph.node.process event. A commit or a
+// meta.graph.processes, with a graph.process event. A commit or a
 // release forgets them; a take-over of an interrupted run first ends those
 // on this host (util/subprocess.h EndProcessGroup: SIGTERM, 2 s, SIGKILL,
 // and only the group that was recorded), saying what became of each in its
