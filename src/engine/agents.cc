@@ -218,8 +218,13 @@ Result<Json> SetAgentStatus(OpContext& ctx, const Json& in) {
   // An agent does not talk itself out of lost; a coordinator may close it.
   if (ctx.actor.role == "agent") RETURN_IF_ERROR(CheckNotLostAgent(agent, "change its status"));
   RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, agent["version"].get<int64_t>()));
-  RETURN_IF_ERROR(MoveAgent(ctx, agent, in.at("status").get<std::string>(),
-                            in.value("reason", ""), "agent.status"));
+  const std::string to = in.at("status").get<std::string>();
+  RETURN_IF_ERROR(MoveAgent(ctx, agent, to, in.value("reason", ""), "agent.status"));
+  // Lost by hand holds nothing either.
+  if (to == kLost && agent["status"] != kLost) {
+    RETURN_IF_ERROR(ReleaseLeasesOf(ctx, id, "agent " + id + " set lost by " + ctx.actor.id)
+                        .status());
+  }
   return LoadAgent(ctx.txn, id);
 }
 

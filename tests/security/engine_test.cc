@@ -318,6 +318,20 @@ TEST_F(SecurityEngineAgents, ALostAgentMayNotClaimOrHeartbeatUntilItRegistersAga
   EXPECT_EQ(StatusOf(a), "done");
 }
 
+// Marked lost by a coordinator instead of the reconciler: the same.
+TEST_F(SecurityEngineAgents, AnAgentSetLostByHandHoldsNothingEither) {
+  const std::string a = NewTask("a");
+  const Json claim = MustCall(*api_, "task.claim", {{"task", a}}, Agent("coder"));
+  MustCall(*api_, "agent.set_status", {{"id", "coder"}, {"status", "working"}}, Coordinator());
+  MustCall(*api_, "agent.set_status", {{"id", "coder"}, {"status", "lost"}}, Coordinator());
+  EXPECT_EQ(StatusOf(a), "ready");
+  Refused(*api_, "task.heartbeat", {{"task", a}, {"epoch", claim["lease"]["epoch"]}},
+          StatusCode::kFailedPrecondition, Agent("coder"));
+  Refused(*api_, "task.claim", {{"task", a}}, StatusCode::kFailedPrecondition, Agent("coder"));
+  const Json again = MustCall(*api_, "agent.reconcile", {{"lost_after_ms", 600000}}, Coordinator());
+  EXPECT_TRUE(again["lost"].empty()) << again.dump();
+}
+
 // ---- A killed runner's children die with it -----------------------------------
 
 bool Alive(int64_t pid) { return ProcessStartTicks(pid) >= 0; }  // zombies are dead
