@@ -16,7 +16,9 @@ namespace {
 char kArrayMarker;
 char kNullValue;
 constexpr int kMaxDepth = 200;
-constexpr int kHookEvery = 10000;
+// The hook counts VM instructions this many at a time; it also reads the
+// clock, so the time limit is checked at least this often.
+constexpr int kHookEvery = 1000;
 
 // Bytes allocated that count as one instruction: work done in C (a
 // concatenation, string.rep, string.upper...) is in proportion to what it

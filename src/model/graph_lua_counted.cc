@@ -695,6 +695,38 @@ int tab_sort(lua_State* L) {
   return CallOriginal(L);
 }
 
+// The most values one call can push: Lua's stack holds at most LUAI_MAXSTACK
+// (1,000,000) slots, and asking for more fails before any work.
+constexpr int64_t kMaxPushed = 1000000;
+
+int64_t Pushed(lua_Integer n) { return n <= 0 ? 0 : n > kMaxPushed ? kMaxPushed : n; }
+
+// table.unpack, string.byte and utf8.codepoint push a value per element of
+// their range: a loop of them was one instruction per million values.
+int tab_unpack(lua_State* L) {
+  if (lua_isinteger(L, 3)) {
+    const lua_Integer i = lua_isinteger(L, 2) ? lua_tointeger(L, 2) : 1;
+    const lua_Integer e = lua_tointeger(L, 3);
+    Count(L, StepsOf(L), "table.unpack", e >= i && e - i >= 0 ? Pushed(e - i + 1) : 0);
+  } else if (lua_type(L, 1) == LUA_TTABLE && lua_isnoneornil(L, 3)) {
+    const lua_Integer i = lua_isinteger(L, 2) ? lua_tointeger(L, 2) : 1;
+    const lua_Integer e = luaL_len(L, 1);
+    Count(L, StepsOf(L), "table.unpack", e >= i && e - i >= 0 ? Pushed(e - i + 1) : 0);
+  }
+  return CallOriginal(L);
+}
+
+// string.byte(s, i, j) and utf8.codepoint(s, i, j): at most a value per
+// byte of "s".
+int StringRange(lua_State* L, const char* what) {
+  if (lua_gettop(L) >= 3 && lua_type(L, 1) == LUA_TSTRING) {
+    Count(L, StepsOf(L), what, Pushed(static_cast<lua_Integer>(lua_rawlen(L, 1))));
+  }
+  return CallOriginal(L);
+}
+int str_byte(lua_State* L) { return StringRange(L, "string.byte"); }
+int utf8_codepoint(lua_State* L) { return StringRange(L, "utf8.codepoint"); }
+
 void Replace(lua_State* L, const char* library, const char* name, lua_CFunction f,
              const GraphLuaSteps* steps, bool wraps) {
   lua_getglobal(L, library);
@@ -721,6 +753,9 @@ void InstallCountedLibraries(lua_State* L, const GraphLuaSteps* steps) {
   Replace(L, LUA_TABLIBNAME, "remove", tab_remove, steps, true);
   Replace(L, LUA_TABLIBNAME, "move", tab_move, steps, true);
   Replace(L, LUA_TABLIBNAME, "sort", tab_sort, steps, true);
+  Replace(L, LUA_TABLIBNAME, "unpack", tab_unpack, steps, true);
+  Replace(L, LUA_STRLIBNAME, "byte", str_byte, steps, true);
+  Replace(L, LUA_UTF8LIBNAME, "codepoint", utf8_codepoint, steps, true);
 }
 
 }  // namespace baton

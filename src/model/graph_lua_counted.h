@@ -14,7 +14,10 @@
 //                  nothing n times, up to 2^63);
 //   table.insert, remove, move, sort   the elements they will shift, move or
 //       compare (n log2 n for sort), counted before they start: a __len
-//       metamethod can claim any length.
+//       metamethod can claim any length;
+//   table.unpack, string.byte, utf8.codepoint   the values their range can
+//       push (at most the stack's million): a loop of them did a million
+//       pushes per instruction.
 //
 // Everything else a chunk can call does work in proportion to what it
 // allocates (counted by graph_lua.cc's allocator) or to the Lua it calls

@@ -73,6 +73,10 @@ TEST(SecurityEngineLua, WorkInCFunctionsEndsWithTheLimitError) {
                        "table.remove(t, 1)"},
       // Copies in a loop: each is one instruction, the bytes count.
       {"concatenation", "local s = ('a'):rep(10000000) for i = 1, 1e9 do local t = s .. 'b' end"},
+      // A million values pushed per call, in a loop.
+      {"table.unpack", "local t = {} for i = 1, 999000 do t[i] = i end "
+                       "for k = 1, 1e9 do local a = table.unpack(t) end"},
+      {"string.byte", "local s = ('a'):rep(999000) for k = 1, 1e9 do local a = s:byte(1, -1) end"},
   };
   for (const Case& c : cases) {
     const std::string chunk = std::string("eval ") + c.name;
@@ -199,6 +203,14 @@ TEST(SecurityEngineLua, PatternsMeanWhatTheyMeanInLua) {
       {"local t = {1, 2, 3} return S(table.remove(t, 1), table.remove(t), #t)", "1,3,1"},
       {"return table.concat(table.move({1, 2, 3}, 1, 3, 2), ',')", "1,1,2,3"},
       {"return table.concat(table.move({1, 2, 3}, 1, 3, 1, {}), ',')", "1,2,3"},
+      {"return S(table.unpack({1, 2, 3})) .. ';' .. S(table.unpack({1, 2, 3}, 2)) .. ';' .. "
+       "S(table.unpack({1, 2, 3}, 2, 5)) .. ';' .. S(table.unpack({}, 3, 1))",
+       "1,2,3;2,3;2,3,nil,nil;"},
+      {"return S(('hello'):byte(1, -1)) .. ';' .. S(('hello'):byte()) .. ';' .. S(('hello'):byte(10, 20))",
+       "104,101,108,108,111;104;"},
+      {"return S(utf8.codepoint('h\\u{e9}!', 1, -1))", "104,233,33"},
+      {"return table.unpack({}, 1, 1e8)", nullptr},
+      {"return utf8.codepoint('\\xff', 1, -1)", nullptr},
       // Errors, as stock Lua words them.
       {"return ('a'):find('%')", nullptr},
       {"return ('a'):find('[a')", nullptr},
@@ -231,7 +243,9 @@ TEST(SecurityEngineLua, PatternsMeanWhatTheyMeanInLua) {
       ours = "error: " + ours.substr(14);
     }
     EXPECT_EQ(ours, stock) << c.code;
-    if (c.want != nullptr) EXPECT_EQ(ours, c.want) << c.code;
+    if (c.want != nullptr) {
+      EXPECT_EQ(ours, c.want) << c.code;
+    }
   }
 }
 
@@ -325,9 +339,9 @@ TEST_F(SecurityEngineAgents, AnAgentSetLostByHandHoldsNothingEither) {
   MustCall(*api_, "agent.set_status", {{"id", "coder"}, {"status", "working"}}, Coordinator());
   MustCall(*api_, "agent.set_status", {{"id", "coder"}, {"status", "lost"}}, Coordinator());
   EXPECT_EQ(StatusOf(a), "ready");
-  Refused(*api_, "task.heartbeat", {{"task", a}, {"epoch", claim["lease"]["epoch"]}},
-          StatusCode::kFailedPrecondition, Agent("coder"));
-  Refused(*api_, "task.claim", {{"task", a}}, StatusCode::kFailedPrecondition, Agent("coder"));
+  (void)Refused(*api_, "task.heartbeat", {{"task", a}, {"epoch", claim["lease"]["epoch"]}},
+                StatusCode::kFailedPrecondition, Agent("coder"));
+  (void)Refused(*api_, "task.claim", {{"task", a}}, StatusCode::kFailedPrecondition, Agent("coder"));
   const Json again = MustCall(*api_, "agent.reconcile", {{"lost_after_ms", 600000}}, Coordinator());
   EXPECT_TRUE(again["lost"].empty()) << again.dump();
 }
