@@ -318,10 +318,13 @@ TEST_P(CoordinationTest, ReconcilerMarksSilentAgentsLostAndFreesTheirTasks) {
   ASSERT_EQ(events["events"].size(), 1u);
   EXPECT_NE(events["events"][0]["summary"].get<std::string>().find("no heartbeat since"),
             std::string::npos);
-  // The lost agent's late completion is refused; a heartbeat brings it back.
+  // The lost agent's late completion is refused, and so is its heartbeat;
+  // registering again brings it back.
   ExpectRefused("task.complete", {{"task", a}, {"epoch", claim["lease"]["epoch"]}}, StatusCode::kAborted,
           Agent("coder"));
-  EXPECT_EQ(MustCall(*api_, "agent.heartbeat", {{"id", "coder"}}, Agent("coder"))["status"],
+  ExpectRefused("agent.heartbeat", {{"id", "coder"}}, StatusCode::kFailedPrecondition,
+                Agent("coder"));
+  EXPECT_EQ(MustCall(*api_, "agent.register", {{"id", "coder"}}, Agent("coder"))["status"],
             "working");
 }
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "test_util.h"
 #include "util/atomic_file.h"
@@ -174,6 +175,73 @@ TEST(SubprocessTest, SignalsAreDefaultInTheChild) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->signal, SIGTERM);
   EXPECT_EQ(r->exit_code, 128 + SIGTERM);
+}
+
+// With on_start the child is started behind a gate (fork, not
+// posix_spawn): it behaves as any other, and the program runs only after
+// on_start has seen its group.
+TEST(SubprocessTest, OnStartSeesTheGroupBeforeTheProgramRuns) {
+  testing::TempDir dir;
+  const std::string marker = dir.File("ran");
+  struct Case {
+    std::vector<std::string> argv;
+    std::string stdin_text;
+    std::vector<std::string> env;
+    std::string cwd;
+    int64_t timeout_ms;
+    int exit_code;
+    std::string out;
+    std::string err;
+    StatusCode code;
+  };
+  const Case cases[] = {
+      {{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, "", {}, "", 10000, 3, "out\n", "err\n",
+       StatusCode::kOk},
+      {{"echo", "$HOME", "a b"}, "", {}, "", 10000, 0, "$HOME a b\n", "", StatusCode::kOk},
+      {{"/bin/sh", "-c", "cat; echo \"$X\"; pwd"}, "in\n", {"X=1", "PATH=/usr/bin:/bin"}, "/", 10000,
+       0, "in\n1\n/\n", "", StatusCode::kOk},
+      // Its own group: $$ leads it (field 5 of /proc/PID/stat).
+      {{"/bin/sh", "-c", "[ \"$(cut -d' ' -f5 /proc/$$/stat)\" = $$ ] && echo leader"}, "", {}, "",
+       10000, 0, "leader\n", "", StatusCode::kOk},
+      {{"/bin/sh", "-c", "kill -TERM $$; sleep 5"}, "", {}, "", 10000, 128 + SIGTERM, "", "",
+       StatusCode::kOk},
+      {{"/bin/sh", "-c", "sleep 5"}, "", {}, "", 200, -1, "", "", StatusCode::kDeadlineExceeded},
+      {{"baton-no-such-program-4711"}, "", {}, "", 10000, -1, "", "", StatusCode::kFailedPrecondition},
+      {{"/bin/true"}, "", {}, dir.File("missing"), 10000, -1, "", "", StatusCode::kFailedPrecondition},
+  };
+  for (const Case& c : cases) {
+    const std::string name = c.argv.back();
+    int64_t seen_pgid = -1;
+    Result<SubprocessResult> r = RunSubprocess(
+        {.argv = c.argv,
+         .env = c.env,
+         .cwd = c.cwd,
+         .stdin_text = c.stdin_text,
+         .timeout_ms = c.timeout_ms,
+         .on_start = [&](int64_t pgid, int64_t start) {
+           seen_pgid = pgid;
+           EXPECT_EQ(ProcessStartTicks(pgid), start) << name;
+           return Status();
+         }});
+    EXPECT_GT(seen_pgid, 1) << name;
+    ASSERT_EQ(r.status().code(), c.code) << name << ": " << r.status().message();
+    if (!r.ok()) continue;
+    EXPECT_EQ(r->exit_code, c.exit_code) << name;
+    EXPECT_EQ(r->out, c.out) << name;
+    EXPECT_EQ(r->err, c.err) << name;
+  }
+  // Nothing has run when on_start is called; its error is returned and the
+  // program never runs.
+  Result<SubprocessResult> refused = RunSubprocess(
+      {.argv = {"/bin/sh", "-c", "touch " + marker},
+       .on_start = [&](int64_t pgid, int64_t) {
+         EXPECT_FALSE(std::filesystem::exists(marker));
+         EXPECT_EQ(ProcessGroupMembers(pgid), std::vector<int64_t>{pgid});
+         return AbortedError("the run was taken over");
+       }});
+  EXPECT_EQ(refused.status().code(), StatusCode::kAborted);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
 TEST(SubprocessTest, MissingProgramIsFailedPrecondition) {

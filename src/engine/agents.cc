@@ -86,6 +86,19 @@ Status MoveAgent(OpContext& ctx, const Json& agent, const std::string& to,
       .status();
 }
 
+// A lost agent's tasks went back to ready when it was marked lost: until it
+// registers again, whatever it believes it holds is stale, so its claims and
+// heartbeats are refused (its completions are fenced by the lease epoch).
+Status CheckNotLostAgent(const Json& agent, const std::string& doing) {
+  if (agent["status"] != kLost) return Status();
+  const std::string id = agent["id"].get<std::string>();
+  return Status(StatusCode::kFailedPrecondition,
+                "agent " + id + " is lost (the reconciler found no heartbeat and returned its "
+                "tasks to ready), so it may not " + doing + "; register it again with "
+                "`baton agent register " + id + "` (agent.register), then claim work anew",
+                Json{{"agent", id}, {"status", kLost}});
+}
+
 // Agents speak only for themselves: otherwise one could re-register another
 // with its own delivery command, or change its role and take its mail.
 Status CheckSelf(const OpContext& ctx, const std::string& id) {
@@ -95,6 +108,11 @@ Status CheckSelf(const OpContext& ctx, const std::string& id) {
 }
 
 }  // namespace
+
+Status CheckAgentNotLost(Txn& txn, const std::string& id, const std::string& doing) {
+  ASSIGN_OR_RETURN(Json agent, LoadAgent(txn, id));
+  return CheckNotLostAgent(agent, doing);
+}
 
 Result<Json> LoadAgent(Txn& txn, const std::string& id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
@@ -159,9 +177,12 @@ Result<Json> RegisterAgent(OpContext& ctx, const Json& in) {
   } else {
     return existing.status();
   }
-  if (in.contains("status")) {
+  // Registering again is how a lost agent comes back: as it says, else working.
+  const bool was_lost = existing.ok() && (*existing)["status"] == kLost;
+  if (in.contains("status") || was_lost) {
     ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
-    RETURN_IF_ERROR(MoveAgent(ctx, agent, in["status"].get<std::string>(), "", "agent.status"));
+    RETURN_IF_ERROR(MoveAgent(ctx, agent, in.value("status", std::string("working")),
+                              was_lost ? "registered again" : "", "agent.status"));
   }
   return LoadAgent(ctx.txn, id);
 }
@@ -170,15 +191,14 @@ Result<Json> AgentHeartbeat(OpContext& ctx, const Json& in) {
   const std::string id = in.value("id", ctx.actor.id);
   RETURN_IF_ERROR(CheckSelf(ctx, id));
   ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
+  RETURN_IF_ERROR(CheckNotLostAgent(agent, "heartbeat"));
   RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, agent["version"].get<int64_t>()));
   RETURN_IF_ERROR(ctx.txn
                       .Exec("UPDATE agents SET last_heartbeat_ms = ?, version = version + 1, "
                             "updated_at = ? WHERE id = ?",
                             {SqlInt(ctx.now_ms), SqlText(ctx.now), SqlText(id)})
                       .status());
-  // A lost agent that heartbeats is back; it says how it is, else working.
   std::string to = in.value("status", "");
-  if (to.empty() && agent["status"] == kLost) to = "working";
   if (to == agent["status"]) to.clear();  // no change of status: a plain heartbeat
   if (!to.empty()) {
     RETURN_IF_ERROR(MoveAgent(ctx, agent, to, in.value("reason", ""), "agent.status"));
@@ -195,9 +215,16 @@ Result<Json> SetAgentStatus(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
   RETURN_IF_ERROR(CheckSelf(ctx, id));
   ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
+  // An agent does not talk itself out of lost; a coordinator may close it.
+  if (ctx.actor.role == "agent") RETURN_IF_ERROR(CheckNotLostAgent(agent, "change its status"));
   RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, agent["version"].get<int64_t>()));
-  RETURN_IF_ERROR(MoveAgent(ctx, agent, in.at("status").get<std::string>(),
-                            in.value("reason", ""), "agent.status"));
+  const std::string to = in.at("status").get<std::string>();
+  RETURN_IF_ERROR(MoveAgent(ctx, agent, to, in.value("reason", ""), "agent.status"));
+  // Lost by hand holds nothing either.
+  if (to == kLost && agent["status"] != kLost) {
+    RETURN_IF_ERROR(ReleaseLeasesOf(ctx, id, "agent " + id + " set lost by " + ctx.actor.id)
+                        .status());
+  }
   return LoadAgent(ctx.txn, id);
 }
 
@@ -253,6 +280,22 @@ Result<Json> ReconcileAgents(OpContext& ctx, const Json& in) {
                      ReleaseLeasesOf(ctx, id, "agent " + id + " lost: " + reason));
     lost.push_back({{"id", id}, {"last_heartbeat_at", agent["last_heartbeat_at"]},
                     {"released_tasks", released}});
+  }
+  // Agents already lost hold nothing either: leases they took while lost
+  // (before claims were refused to them) go back too.
+  ASSIGN_OR_RETURN(std::vector<Row> holders,
+                   ctx.txn.Query("SELECT DISTINCT t.lease_owner FROM tasks t JOIN agents a ON "
+                                 "a.id = t.lease_owner WHERE a.status = ? AND t.status = ? "
+                                 "AND t.lease_owner IS NOT NULL ORDER BY t.lease_owner",
+                                 {SqlText(kLost), SqlText("in_progress")}));
+  for (const Row& row : holders) {
+    const std::string id = row.Str(0);
+    ASSIGN_OR_RETURN(std::vector<std::string> released,
+                     ReleaseLeasesOf(ctx, id, "agent " + id + " is lost"));
+    if (released.empty()) continue;
+    ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
+    lost.push_back({{"id", id}, {"last_heartbeat_at", agent["last_heartbeat_at"]},
+                    {"released_tasks", released}, {"already_lost", true}});
   }
   return Json{{"lost", lost}, {"lost_after_ms", threshold}};
 }

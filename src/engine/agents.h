@@ -5,7 +5,10 @@
 // session ids, lifecycle status (machine genie.agent), last heartbeat, and an
 // optional delivery command for pushed mail. The reconciler marks an agent
 // `lost` when its heartbeat is older than a threshold and returns its leased
-// tasks to ready, saying why in the ledger. The resume decision is Genie's
+// tasks to ready, saying why in the ledger, in the same transaction. A lost
+// agent's claims, heartbeats (task and agent) and own status changes are
+// refused until it registers again (agent.register moves it to working, or
+// the status it gives). The resume decision is Genie's
 // shouldResume: one function, one of the reason codes ok, unknown_agent,
 // auto_resume_disabled, assignment_closed, no_session_id.
 
@@ -28,6 +31,10 @@ Result<Json> ResumeDecision(OpContext& ctx, const Json& in);
 
 // The agent as JSON; NotFound naming the id and how to register it.
 Result<Json> LoadAgent(Txn& txn, const std::string& id);
+
+// FailedPrecondition when agent "id" is lost (it may not "doing" until it
+// registers again); NotFound when there is no such agent.
+Status CheckAgentNotLost(Txn& txn, const std::string& id, const std::string& doing);
 
 }  // namespace baton
 

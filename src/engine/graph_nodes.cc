@@ -79,6 +79,7 @@ Ran RunArgv(std::vector<std::string> argv, const GraphNode& node, const GraphExe
   options.env = EnvOf(node, env);
   options.cwd = CwdOf(node, env);
   options.timeout_ms = TimeoutOf(node);
+  options.on_start = env.on_process_start;  // each program in a group of its own, recorded
   std::error_code ec;
   if (!options.cwd.empty() && !std::filesystem::is_directory(options.cwd, ec)) {
     ran.exit_code = 127;

@@ -38,6 +38,11 @@ struct GraphExecEnv {
   // waits for the answer, returning the answered question (question.show's
   // shape). Set by the runner; a human node fails without it.
   std::function<Result<Json>(const Json& question)> ask_human;
+  // Records the process group a command node's program runs in — its id
+  // and its leader's start (util/subprocess.h on_start) — before the
+  // program starts; an error stops the node (the program never runs). Set
+  // by the runner, so that a resume can end what a killed runner left.
+  std::function<Status(int64_t pgid, int64_t start_ticks)> on_process_start;
 };
 
 struct GraphNodeOutcome {

@@ -182,6 +182,29 @@ static Status CancelOpenQuestions(OpContext& ctx, const std::string& run_id, con
   return Status();
 }
 
+// How long a node's process group gets between SIGTERM and SIGKILL when a
+// resume ends it.
+constexpr int64_t kProcessGraceMillis = 2000;
+
+// Ends the process groups recorded for the current node (graph.node_process)
+// on this host and forgets them; returns each with what became of it.
+static Json EndNodeProcesses(Json& g) {
+  Json ended = Json::array();
+  if (!g.contains("processes") || !g["processes"].is_array()) return ended;
+  for (Json p : g["processes"]) {
+    if (!p.is_object()) continue;
+    if (Str(p, "host") != HostName()) {
+      p["ended"] = "left running: it is on host " + Str(p, "host");
+    } else {
+      p["ended"] = EndProcessGroup(p.value("pgid", int64_t{0}), p.value("start", int64_t{-1}),
+                                   kProcessGraceMillis);
+    }
+    ended.push_back(std::move(p));
+  }
+  g.erase("processes");
+  return ended;
+}
+
 static std::string RunnerName(const Json& runner) {
   return "pid " + std::to_string(runner.value("pid", int64_t{0})) + " on " + Str(runner, "host");
 }
@@ -249,6 +272,7 @@ using graph_internal::CancelOpenQuestions;
 using graph_internal::CheckUserKeys;
 using graph_internal::Checkpoint;
 using graph_internal::Compact;
+using graph_internal::EndNodeProcesses;
 using graph_internal::GraphMeta;
 using graph_internal::History;
 using graph_internal::InsertCheckpoint;
@@ -407,6 +431,7 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
     reason = "paused";
   }
   g.erase("pause_requested");
+  g.erase("processes");  // the node's programs have ended: nothing to end at a resume
   if (!reason.empty()) g.erase("runner");
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
   if (g.contains("keep_last") && seq % kAutoCompactEvery == 0) {
@@ -465,15 +490,22 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
   const bool interrupted = status == "running" && old.is_object();
   if (interrupted) {
     g["attempt"] = g.value("attempt", int64_t{0}) + 1;
+    // What the dead runner's node started may still run: it ends before
+    // the node runs again, so the two never run side by side.
+    const Json ended = EndNodeProcesses(g);
+    std::string summary = cursor + " #" + run["cursor_index"].dump() + " was interrupted (" +
+                          RunnerName(old) + " is gone); it runs again";
+    for (const Json& e : ended) {
+      summary += "; process group " + e["pgid"].dump() + ": " + e["ended"].get<std::string>();
+    }
     RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = id,
                                       .kind = "graph.node.interrupted",
-                                      .summary = cursor + " #" + run["cursor_index"].dump() +
-                                                 " was interrupted (" + RunnerName(old) +
-                                                 " is gone); it runs again",
+                                      .summary = summary,
                                       .payload = {{"node", cursor},
                                                   {"seq", run["cursor_index"]},
                                                   {"interrupted", g["attempt"]},
-                                                  {"runner", old}}})
+                                                  {"runner", old},
+                                                  {"processes", ended}}})
                         .status());
   } else if (status != "running") {
     RETURN_IF_ERROR(MoveStatus(ctx, run, "running", "resumed at " + cursor));
@@ -496,6 +528,40 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
   return Json{{"took_over", true}, {"interrupted", interrupted}, {"status", run["status"]}, {"run", run}};
 }
 
+Result<Json> RecordGraphNodeProcess(OpContext& ctx, const Json& in) {
+  const std::string id = in.at("run").get<std::string>();
+  ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
+  Json& g = GraphMeta(run);
+  const std::string node = in.at("node").get<std::string>();
+  const int64_t seq = in.at("seq").get<int64_t>();
+  if (!g.contains("runner") || Str(g["runner"], "token") != in.at("runner").get<std::string>()) {
+    return AbortedError("run " + id + ": this runner no longer holds the run; " + node + " #" +
+                        std::to_string(seq) + " must not start its program");
+  }
+  if (run["cursor"] != node || run["cursor_index"] != seq) {
+    return AbortedError("run " + id + ": at " + run["cursor"].dump() + " #" +
+                        run["cursor_index"].dump() + ", not " + node + " #" + std::to_string(seq));
+  }
+  const int64_t pgid = in.at("pgid").get<int64_t>();
+  Json process = {{"pgid", pgid},
+                  {"start", in.at("start")},
+                  {"host", Str(g["runner"], "host")},
+                  {"node", node},
+                  {"seq", seq},
+                  {"since", ctx.now}};
+  if (!g.contains("processes") || !g["processes"].is_array()) g["processes"] = Json::array();
+  g["processes"].push_back(process);
+  RETURN_IF_ERROR(StoreGraphRun(ctx, run));
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = id,
+                                    .kind = "graph.process",
+                                    .summary = node + " #" + std::to_string(seq) +
+                                               " runs its program as process group " +
+                                               std::to_string(pgid),
+                                    .payload = process})
+                      .status());
+  return Json{{"recorded", true}, {"process", process}};
+}
+
 Result<Json> ReleaseGraphRun(OpContext& ctx, const Json& in) {
   const std::string id = in.at("run").get<std::string>();
   ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
@@ -505,6 +571,7 @@ Result<Json> ReleaseGraphRun(OpContext& ctx, const Json& in) {
   }
   const std::string who = RunnerName(g["runner"]);
   g.erase("runner");
+  g.erase("processes");
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = id,
                                     .kind = "graph.released",

@@ -8,6 +8,8 @@
 //
 //   {definition: {id, source, file, hash}, workdir, initial,
 //    runner: {token, host, pid, since} while a process runs it,
+//    processes: [{pgid, start, host, node, seq, since}] the process groups
+//      the current node's programs run in (see graph.node_process),
 //    attempt (tries of the current execution that did not finish),
 //    cancelled, last_error, keep_last, forked_from: {run, seq}}
 //
@@ -48,6 +50,16 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in);
 // waiting for a question's answer, and runs whose current node is not in
 // "nodes" (the definition now in use).
 Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in);
+
+// graph.node_process: the runner records, before a node's program starts,
+// the process group it runs in ({run, runner, node, seq, pgid, start}) in
+// meta.graph.processes, with a graph.process event. A commit or a
+// release forgets them; a take-over of an interrupted run first ends those
+// on this host (util/subprocess.h EndProcessGroup: SIGTERM, 2 s, SIGKILL,
+// and only the group that was recorded), saying what became of each in its
+// graph.node.interrupted event. Aborted, like graph.commit, for a runner
+// that lost the run or a node that is not the current one.
+Result<Json> RecordGraphNodeProcess(OpContext& ctx, const Json& in);
 
 // graph.release: a runner that stops without a checkpoint (a human node left
 // waiting) gives the run up.

@@ -409,7 +409,7 @@ Status ChangeTaskStatus(OpContext& ctx, const Json& task, const std::string& to,
 
 Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(std::string agent, ActingAgent(ctx, in));
-  RETURN_IF_ERROR(LoadAgent(ctx.txn, agent).status());
+  RETURN_IF_ERROR(CheckAgentNotLost(ctx.txn, agent, "claim tasks"));
   RETURN_IF_ERROR(TouchAgent(ctx, agent));
   const int64_t lease_ms = in.value("lease_ms", kDefaultLeaseMillis);
   std::string id;
@@ -493,6 +493,12 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
 
 Result<Json> HeartbeatTask(OpContext& ctx, const Json& in) {
   std::string agent;
+  ASSIGN_OR_RETURN(agent, ActingAgent(ctx, in));
+  // A lost agent's leases were freed (or are about to be), not renewed.
+  if (Status lost = CheckAgentNotLost(ctx.txn, agent, "renew leases");
+      lost.code() == StatusCode::kFailedPrecondition) {
+    return lost;
+  }
   ASSIGN_OR_RETURN(Json task, LeasedTask(ctx, in, &agent));
   RETURN_IF_ERROR(TouchAgent(ctx, agent));
   const std::string id = Str(task, "id");

@@ -7,6 +7,8 @@
 
 #include <lua.hpp>
 
+#include "model/graph_lua_counted.h"
+
 namespace baton {
 namespace {
 
@@ -14,11 +16,23 @@ namespace {
 char kArrayMarker;
 char kNullValue;
 constexpr int kMaxDepth = 200;
-constexpr int kHookEvery = 10000;
+// The hook counts VM instructions this many at a time; it also reads the
+// clock, so the time limit is checked at least this often.
+constexpr int kHookEvery = 1000;
 
+// Bytes allocated that count as one instruction: work done in C (a
+// concatenation, string.rep, string.upper...) is in proportion to what it
+// allocates, so a loop of such calls is bounded by the instruction budget.
+constexpr size_t kBytesPerInstruction = 64;
+
+// "instructions" counts VM instructions (by the hook), the matcher's steps
+// (graph_lua_counted.h) and allocated bytes / kBytesPerInstruction.
 struct Budget {
   size_t used = 0;
   int64_t instructions = 0;
+  bool exhausted = false;  // an allocation was refused for the instruction budget
+  int64_t deadline_ms = 0;
+  GraphLuaSteps steps;
 };
 
 // lua_Alloc with a ceiling: returning nullptr makes Lua raise a memory error.
@@ -31,6 +45,13 @@ void* BudgetAlloc(void* ud, void* ptr, size_t osize, size_t nsize) {
     return nullptr;
   }
   if (nsize > osize && budget->used + (nsize - osize) > kGraphLuaMaxBytes) return nullptr;
+  if (nsize > osize) {
+    budget->instructions += static_cast<int64_t>((nsize - osize) / kBytesPerInstruction);
+    if (budget->instructions > kGraphLuaMaxInstructions) {
+      budget->exhausted = true;
+      return nullptr;
+    }
+  }
   void* grown = std::realloc(ptr, nsize);
   if (grown != nullptr) budget->used = budget->used - osize + nsize;
   return grown;
@@ -48,6 +69,9 @@ void CountInstructions(lua_State* L, lua_Debug*) {
   if (budget->instructions > kGraphLuaMaxInstructions) {
     luaL_error(L, "ran more than %d instructions (an endless loop?)",
                static_cast<int>(kGraphLuaMaxInstructions));
+  }
+  if (GraphLuaNowMillis() > budget->deadline_ms) {
+    luaL_error(L, "ran longer than %d ms", static_cast<int>(kGraphLuaMaxMillis));
   }
 }
 
@@ -253,6 +277,8 @@ int Prepare(lua_State* L) {
   luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
   luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
   lua_pop(L, 4);
+  // Matching, repetition and table shifts count their work in C.
+  InstallCountedLibraries(L, &BudgetOf(L)->steps);
   // os: the clock and the calendar only.
   luaL_requiref(L, LUA_OSLIBNAME, luaopen_os, 0);
   lua_createtable(L, 0, 3);
@@ -287,11 +313,27 @@ std::string TopMessage(lua_State* L) {
   return m != nullptr ? m : "an error that is not a string";
 }
 
+// The error of a chunk that failed: Lua's message, naming the chunk (errors
+// raised in C functions carry no position), or the instruction limit when an
+// allocation was refused for it.
+std::string ChunkError(lua_State* L, const Budget& budget, const std::string& chunk) {
+  std::string m = budget.exhausted ? "ran more than " + std::to_string(kGraphLuaMaxInstructions) +
+                                         " instructions, counting what it allocated (an endless "
+                                         "loop?)"
+                                   : TopMessage(L);
+  if (m.rfind(chunk + ":", 0) != 0) m = chunk + ": " + m;
+  return m;
+}
+
 }  // namespace
 
 Result<GraphLuaResult> RunGraphLua(const std::string& code, const std::string& chunk,
                                    const Json& state, bool want_state) {
   Budget budget;
+  budget.deadline_ms = GraphLuaNowMillis() + kGraphLuaMaxMillis;
+  budget.steps = {.used = &budget.instructions,
+                  .limit = kGraphLuaMaxInstructions,
+                  .deadline_ms = budget.deadline_ms};
   std::unique_ptr<lua_State, decltype(&lua_close)> owner(lua_newstate(BudgetAlloc, &budget),
                                                          &lua_close);
   lua_State* L = owner.get();
@@ -309,7 +351,7 @@ Result<GraphLuaResult> RunGraphLua(const std::string& code, const std::string& c
   // lua_close are counted too.
   lua_sethook(L, CountInstructions, LUA_MASKCOUNT, kHookEvery);
   if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
-    return FailedPreconditionError(TopMessage(L));
+    return FailedPreconditionError(ChunkError(L, budget, chunk));
   }
   GraphLuaResult out;
   out.truthy = lua_toboolean(L, -1) != 0;

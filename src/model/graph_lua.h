@@ -10,9 +10,14 @@
 // collectgarbage, pcall, xpcall and print, and with a setmetatable that
 // refuses __gc (finalizers run with hooks off); string, table, math, utf8;
 // os.time, os.clock and os.date. No io, no require, no debug. A chunk may
-// run at most kGraphLuaMaxInstructions VM instructions and allocate at most kGraphLuaMaxBytes; past either it stops
-// with an error. One thing escapes the count: a string pattern that
-// backtracks runs in C, between two instructions. Only text chunks load.
+// run at most kGraphLuaMaxInstructions instructions and allocate at most
+// kGraphLuaMaxBytes; past either it stops with an error. What counts as an
+// instruction: each VM instruction, each step of string matching (find,
+// match, gmatch, gsub run Lua's matcher counting its steps, so a pattern that
+// backtracks stops too), each element table.insert/remove/move/sort shift
+// or compare, and every 64 bytes allocated (graph_lua_counted.h). A chunk
+// also stops once it has run kGraphLuaMaxMillis, checked with the count: a
+// backstop for work in C that nothing counts. Only text chunks load.
 // Thread-safe: nothing is shared between calls.
 
 #ifndef BATON_SRC_MODEL_GRAPH_LUA_H_
@@ -28,6 +33,7 @@ namespace baton {
 
 inline constexpr int64_t kGraphLuaMaxInstructions = 200'000'000;
 inline constexpr size_t kGraphLuaMaxBytes = size_t{256} << 20;
+inline constexpr int64_t kGraphLuaMaxMillis = 30'000;
 // The most values (tables count once per appearance) converted back to JSON.
 inline constexpr int64_t kGraphLuaMaxValues = 10'000'000;
 

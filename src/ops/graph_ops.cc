@@ -366,6 +366,22 @@ Status RegisterGraphOps(Registry& r) {
       .handler = CommitGraphNode,
   }));
   RETURN_IF_ERROR(r.Add({
+      .name = "graph.node_process",
+      .summary = "Runner step: record the process group a node's program runs in, before it starts",
+      .input_schema = s::Input({{"run", s::Id("the run")},
+                                {"runner", Str()},
+                                {"seq", Int()},
+                                {"node", Str()},
+                                {"pgid", s::Integer("the process group's id", 2, INT32_MAX)},
+                                {"start", s::Integer("its leader's start, in clock ticks after boot",
+                                                     -1, INT64_MAX)}},
+                               {"run", "runner", "seq", "node", "pgid", "start"}),
+      .output_schema = s::Entity({{"recorded", {{"type", "boolean"}}}, {"process", Obj()}}),
+      .roles = {"admin"},
+      .mutating = true,
+      .handler = RecordGraphNodeProcess,
+  }));
+  RETURN_IF_ERROR(r.Add({
       .name = "graph.take_over",
       .summary = "Runner step: take a graph run to resume it",
       .input_schema = s::Input({{"run", s::Id("the run")},

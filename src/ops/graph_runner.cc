@@ -96,6 +96,13 @@ struct Loop {
     env.seq = seq;
     env.workdir = workdir;
     env.ask_human = [this, &node](const Json& q) { return AskHuman(node, q); };
+    // Each program's process group is in the run before the program starts.
+    env.on_process_start = [this, &node](int64_t pgid, int64_t start) {
+      return runner.CallAsSystem("graph.node_process", {{"run", run_id}, {"runner", token},
+                                                        {"node", node.name}, {"seq", seq},
+                                                        {"pgid", pgid}, {"start", start}})
+          .status();
+    };
     const auto start = std::chrono::steady_clock::now();
     GraphNodeOutcome out;
     Json tries = Json::array();

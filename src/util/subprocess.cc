@@ -3,15 +3,19 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <dirent.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "util/clock.h"
 #include "util/json_util.h"
@@ -140,6 +144,72 @@ int Spawn(const SubprocessOptions& options, int in_fd, int out_fd, int err_fd, p
   return rc;
 }
 
+// Starts the child like Spawn, with fork: the child puts itself in its own
+// process group, asks for SIGKILL when this thread dies, and waits until a
+// byte arrives on "gate" (or its end closes: then it exits 127) before it
+// executes the program. An exec failure sends its errno on "report".
+// Returns fork's errno, 0 when the child exists.
+int ForkGated(const SubprocessOptions& options, int in_fd, int out_fd, int err_fd, int gate,
+              int report, pid_t* pid) {
+  // Everything the child needs is made before fork: after it, in a
+  // threaded process, the child may only call async-signal-safe functions.
+  std::vector<char*> argv, envp;
+  for (const std::string& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const std::string& e : options.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  char* const* env = options.env.empty() ? environ : envp.data();
+  const char* cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
+  const pid_t parent = getpid();
+  // No handler of ours may run in the child: signals stay blocked until it
+  // has set them to their defaults.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  const pid_t child = fork();
+  if (child == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    for (int sig = 1; sig < NSIG; ++sig) {
+      if (sig == SIGKILL || sig == SIGSTOP) continue;
+      struct sigaction dfl = {};
+      dfl.sa_handler = SIG_DFL;
+      sigaction(sig, &dfl, nullptr);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (getppid() != parent) _exit(127);  // we died before the death signal was asked for
+    int code = 0;
+    if (in_fd >= 0) {
+      if (dup2(in_fd, 0) < 0) code = errno;
+    } else {
+      const int null_fd = open("/dev/null", O_RDONLY);
+      if (null_fd < 0 || dup2(null_fd, 0) < 0) code = errno;
+      if (null_fd > 0) close(null_fd);
+    }
+    if (code == 0 && (dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)) code = errno;
+    if (code == 0 && cwd != nullptr && chdir(cwd) != 0) code = errno;
+    char go = 0;
+    ssize_t got;
+    while ((got = read(gate, &go, 1)) < 0 && errno == EINTR) {
+    }
+    if (got != 1) _exit(127);  // the caller gave up on us
+    if (code == 0) {
+      execvpe(argv[0], argv.data(), env);
+      code = errno;
+    }
+    (void)!write(report, &code, sizeof code);
+    _exit(127);
+  }
+  const int fork_errno = child < 0 ? errno : 0;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (child < 0) return fork_errno;
+  setpgid(child, child);  // also from here: the group exists when we return
+  *pid = child;
+  return 0;
+}
+
 struct Waited {
   int status = 0;
   bool timed_out = false;
@@ -207,11 +277,65 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options) {
     }
   }
   pid_t pid = -1;
-  const int rc = Spawn(options, in.get(), write_ends[0].get(), write_ends[1].get(), &pid);
-  in.Reset();
-  write_ends[0].Reset();
-  write_ends[1].Reset();
-  if (rc != 0) return FailedPreconditionError("cannot start " + program + ": " + Errno(rc));
+  if (!options.on_start) {
+    const int rc = Spawn(options, in.get(), write_ends[0].get(), write_ends[1].get(), &pid);
+    in.Reset();
+    write_ends[0].Reset();
+    write_ends[1].Reset();
+    if (rc != 0) return FailedPreconditionError("cannot start " + program + ": " + Errno(rc));
+  } else {
+    Fd gate_read, gate_write, report_read, report_write;
+    if (!MakePipe(&gate_read, &gate_write) || !MakePipe(&report_read, &report_write)) {
+      return InternalError("cannot create a pipe for " + program + ": " + Errno(errno));
+    }
+    fcntl(report_read.get(), F_SETFL, 0);  // blocking: we wait for the exec
+    fcntl(gate_read.get(), F_SETFL, 0);    // blocking: the child waits for the word
+    const int rc = ForkGated(options, in.get(), write_ends[0].get(), write_ends[1].get(),
+                             gate_read.get(), report_write.get(), &pid);
+    in.Reset();
+    write_ends[0].Reset();
+    write_ends[1].Reset();
+    gate_read.Reset();
+    report_write.Reset();
+    if (rc != 0) return FailedPreconditionError("cannot start " + program + ": " + Errno(rc));
+    auto reap = [pid] {
+      kill(-pid, SIGKILL);
+      int status = 0;
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    };
+    if (Status recorded = options.on_start(pid, ProcessStartTicks(pid)); !recorded.ok()) {
+      reap();
+      return recorded;
+    }
+    // A child killed meanwhile closed the gate: EPIPE, without the SIGPIPE
+    // that would end a process that does not ignore it.
+    const char go = 1;
+    sigset_t pipe_set, old_set;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+    const ssize_t sent = write(gate_write.get(), &go, 1);
+    const int send_errno = errno;
+    if (sent != 1 && send_errno == EPIPE) {
+      const timespec now = {0, 0};
+      sigtimedwait(&pipe_set, nullptr, &now);
+    }
+    pthread_sigmask(SIG_SETMASK, &old_set, nullptr);
+    if (sent != 1) {
+      reap();
+      return FailedPreconditionError("cannot start " + program + ": " + Errno(send_errno));
+    }
+    gate_write.Reset();
+    int exec_errno = 0;
+    ssize_t n;
+    while ((n = read(report_read.get(), &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+    }
+    if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+      reap();
+      return FailedPreconditionError("cannot start " + program + ": " + Errno(exec_errno));
+    }
+  }
 
   SubprocessResult result;
   std::string* sinks[2] = {&result.out, &result.err};
@@ -249,6 +373,77 @@ int64_t ProcessStartTicks(int64_t pid) {
   // fields[0] is the state (field 3), fields[19] the start time (field 22).
   if (fields.size() < 20 || fields[0] == "Z" || fields[0] == "X") return -1;
   return std::strtoll(fields[19].c_str(), nullptr, 10);
+}
+
+namespace {
+
+// Fields 3.. of /proc/PID/stat (state, ppid, pgrp, ...), or empty.
+std::vector<std::string> StatFields(int64_t pid, size_t want) {
+  Result<std::string> stat = ReadFile("/proc/" + std::to_string(pid) + "/stat", 4096);
+  if (!stat.ok()) return {};
+  const size_t close = stat->rfind(')');
+  if (close == std::string::npos) return {};
+  std::vector<std::string> fields;
+  size_t pos = close + 1;
+  while (pos < stat->size() && fields.size() < want) {
+    while (pos < stat->size() && (*stat)[pos] == ' ') ++pos;
+    const size_t end = stat->find(' ', pos);
+    fields.push_back(stat->substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+    if (end == std::string::npos) break;
+    pos = end;
+  }
+  return fields;
+}
+
+}  // namespace
+
+std::vector<int64_t> ProcessGroupMembers(int64_t pgid) {
+  std::vector<int64_t> out;
+  if (pgid <= 0) return out;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return out;
+  while (dirent* e = readdir(proc)) {
+    char* end = nullptr;
+    const long long pid = std::strtoll(e->d_name, &end, 10);
+    if (end == e->d_name || *end != '\0' || pid <= 0) continue;
+    const std::vector<std::string> f = StatFields(pid, 3);
+    if (f.size() < 3 || f[0] == "Z" || f[0] == "X") continue;
+    if (std::strtoll(f[2].c_str(), nullptr, 10) == pgid) out.push_back(pid);
+  }
+  closedir(proc);
+  return out;
+}
+
+std::string EndProcessGroup(int64_t pgid, int64_t leader_start_ticks, int64_t grace_ms) {
+  if (pgid <= 1 || pgid > INT_MAX) return "not ours (pgid " + std::to_string(pgid) + ")";
+  const int64_t leader = ProcessStartTicks(pgid);
+  if (leader >= 0 && leader != leader_start_ticks) {
+    return "not ours (pid " + std::to_string(pgid) + " is another process now)";
+  }
+  std::vector<int64_t> members = ProcessGroupMembers(pgid);
+  if (members.empty()) return "no process left";
+  if (leader < 0) {
+    for (int64_t m : members) {
+      const int64_t started = ProcessStartTicks(m);
+      if (started >= 0 && started < leader_start_ticks) {
+        return "not ours (process " + std::to_string(m) + " of group " + std::to_string(pgid) +
+               " started before its recorded leader)";
+      }
+    }
+  }
+  const size_t count = members.size();
+  const auto wait_gone = [pgid](int64_t ms) {
+    for (int64_t waited = 0;; waited += 10) {
+      if (ProcessGroupMembers(pgid).empty()) return true;
+      if (waited >= ms) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  };
+  kill(static_cast<pid_t>(-pgid), SIGTERM);
+  if (wait_gone(grace_ms)) return "ended by SIGTERM (" + std::to_string(count) + " processes)";
+  kill(static_cast<pid_t>(-pgid), SIGKILL);
+  wait_gone(1000);
+  return "ended by SIGKILL (" + std::to_string(count) + " processes)";
 }
 
 std::string HostName() {

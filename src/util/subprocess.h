@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,15 @@ struct SubprocessOptions {
   std::string stdin_text;
   // After this the child's whole process group is killed.
   int64_t timeout_ms = 10000;
+  // When set: called once the child exists, in its process group, and
+  // before it runs the program (it waits for this to return), with the
+  // group's id (the child's pid) and its leader's ProcessStartTicks — so a
+  // caller can record the group durably before the program can do anything.
+  // An error kills the child and is what RunSubprocess returns. Such a
+  // child also gets SIGKILL should the calling thread die first
+  // (PR_SET_PDEATHSIG; its own children are not covered: see
+  // EndProcessGroup).
+  std::function<Status(int64_t pgid, int64_t start_ticks)> on_start;
 };
 
 struct SubprocessResult {
@@ -65,6 +75,20 @@ Result<SubprocessResult> RunSubprocess(const SubprocessOptions& options);
 // since a pid is reused but not with the same start. -1 when there is no
 // such process or it has exited and awaits its parent (a zombie).
 int64_t ProcessStartTicks(int64_t pid);
+
+// The live processes (zombies left out) of process group "pgid" on this
+// host, by /proc.
+std::vector<int64_t> ProcessGroupMembers(int64_t pgid);
+
+// Ends process group "pgid", whose leader started at "leader_start_ticks"
+// (as on_start reported it): SIGTERM, up to "grace_ms" for the group to
+// go, then SIGKILL. A reused pid is left alone: the group is ours when its
+// leader is the process recorded (same start), or when the leader is gone
+// and the group's live members all started after it did (a pgid cannot be
+// handed out again while any member lives). Returns what it did, in words:
+// "no process left", "not ours (...)", "ended by SIGTERM (n processes)",
+// "ended by SIGKILL (n processes)".
+std::string EndProcessGroup(int64_t pgid, int64_t leader_start_ticks, int64_t grace_ms);
 
 // This host's name; "" when it cannot be read.
 std::string HostName();
