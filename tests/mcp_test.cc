@@ -844,7 +844,7 @@ TEST_F(McpTest, TokenResolvesToItsCallerUntilRevoked) {
       MustCall(*api_, "token.create", {{"holder", "lead"}, {"holder_role", "coordinator"}});
   EXPECT_NE(other["token"], secret);
   EXPECT_EQ(MustCall(*api_, "token.resolve", {{"token", secret}}, SystemActor()),
-            (Json{{"agent", "coder"}, {"role", "agent"}}));
+            (Json{{"agent", "coder"}, {"role", "agent"}, {"grants", Json::array()}}));
   MustCall(*api_, "token.revoke", {{"id", made["id"]}});
   (void)testing::Refused(*api_, "token.resolve", {{"token", secret}}, StatusCode::kUnauthenticated,
                          SystemActor());
