@@ -21,8 +21,8 @@ std::string DashboardLink(const std::string& host, int port, const std::string& 
 
 int RunUrl(const GlobalOptions& g, const std::string& listen) {
   if (listen.empty() || listen.find_first_of(" /#?@") != std::string::npos) {
-    return ReportError(InvalidArgumentError("--listen: expected host:port (got \"" + listen + "\")"),
-                       g.output);
+    return ReportError(
+        InvalidArgumentError("--listen: expected host:port (got \"" + listen + "\")"), g.output);
   }
   Result<ApiOptions> options = ResolveApiOptions(g, /*group_commit=*/false);
   if (!options.ok()) return ReportError(options.status(), g.output);

@@ -49,10 +49,12 @@ Status CheckIdentityHeaders(const httplib::Request& req, const Actor& actor) {
                           "; under --auth token a header cannot change the caller: make a token "
                           "for the agent with baton token create)";
   if (req.has_header("X-Baton-Role") && Header(req, "X-Baton-Role") != actor.role) {
-    return PermissionDeniedError("X-Baton-Role: " + Header(req, "X-Baton-Role") + ": refused" + who);
+    return PermissionDeniedError("X-Baton-Role: " + Header(req, "X-Baton-Role") + ": refused" +
+                                 who);
   }
   if (req.has_header("X-Baton-Agent") && Header(req, "X-Baton-Agent") != actor.id) {
-    return PermissionDeniedError("X-Baton-Agent: " + Header(req, "X-Baton-Agent") + ": refused" + who);
+    return PermissionDeniedError("X-Baton-Agent: " + Header(req, "X-Baton-Agent") + ": refused" +
+                                 who);
   }
   if (req.has_header("X-Sgai-Agent-Identity") &&
       SgaiIdentityName(Header(req, "X-Sgai-Agent-Identity")) != actor.id) {
@@ -64,7 +66,8 @@ Status CheckIdentityHeaders(const httplib::Request& req, const Actor& actor) {
 
 Result<Actor> CallerFromCredential(Api& api, const CallerAuth& auth, const httplib::Request& req) {
   const std::string header = Header(req, "Authorization");
-  const bool bearer = header.size() > 7 && (header.rfind("Bearer ", 0) == 0 || header.rfind("bearer ", 0) == 0);
+  const bool bearer =
+      header.size() > 7 && (header.rfind("Bearer ", 0) == 0 || header.rfind("bearer ", 0) == 0);
   if (!bearer) {
     return UnauthenticatedError(
         "Authorization: this server needs \"Bearer <secret>\": the human's link (baton url) or an "
@@ -75,7 +78,8 @@ Result<Actor> CallerFromCredential(Api& api, const CallerAuth& auth, const httpl
   if (secret.size() > 200) return UnauthenticatedError("the bearer token is unknown or revoked");
   ASSIGN_OR_RETURN(Json who, api.Call("token.resolve", {{"token", secret}}, SystemActor()));
   Actor actor{who["agent"].get<std::string>(), who["role"].get<std::string>(), {}};
-  for (const Json& g : who.value("grants", Json::array())) actor.grants.push_back(g.get<std::string>());
+  for (const Json& g : who.value("grants", Json::array()))
+    actor.grants.push_back(g.get<std::string>());
   return actor;
 }
 
@@ -103,7 +107,8 @@ Status CheckAuthMode(const std::string& mode, const std::string& host) {
 
 std::string AuthNoneWarning(const std::string& url) {
   return "baton serve: WARNING: --auth none: nobody proves who they are. Any process or user on "
-         "this machine, and any web page that can reach " + url +
+         "this machine, and any web page that can reach " +
+         url +
          ", is whoever its X-Baton-Agent/X-Baton-Role headers say, the human included (it can "
          "answer questions and approve runs); a caller that names nobody is the human. No caller "
          "holds a grant: nothing runs commands, reads definitions from files or names paths "

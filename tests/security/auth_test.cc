@@ -53,13 +53,15 @@ std::string Slurp(const std::string& path) {
 
 std::string Describe(const httplib::Headers& headers) {
   std::string out;
-  for (const auto& [k, v] : headers) out += k + ": " + (k == "Authorization" ? v.substr(0, 16) + "..." : v) + "; ";
+  for (const auto& [k, v] : headers)
+    out += k + ": " + (k == "Authorization" ? v.substr(0, 16) + "..." : v) + "; ";
   return out;
 }
 
 class AuthTest : public ::testing::Test {
  protected:
-  Json Cli(std::vector<std::string> args, const std::string& agent = "", const std::string& role = "") {
+  Json Cli(std::vector<std::string> args, const std::string& agent = "",
+           const std::string& role = "") {
     std::vector<std::string> full = {"--store", store_, "--output", "json"};
     if (!agent.empty()) full.insert(full.end(), {"--agent", agent});
     if (!role.empty()) full.insert(full.end(), {"--role", role});
@@ -83,7 +85,8 @@ TEST_F(AuthTest, ServeWithNoFlagsRefusesARequestWithoutACredential) {
       {{"X-Baton-Role", "human"}},
       {{"X-Baton-Agent", "root"}, {"X-Baton-Role", "admin"}},
       {{"X-Sgai-Agent-Identity", "coordinator|gpt|x"}},
-      {{"Authorization", "Bearer baton_0000000000000000000000000000000000000000000000000000000000000000"}},
+      {{"Authorization",
+        "Bearer baton_0000000000000000000000000000000000000000000000000000000000000000"}},
       {{"Authorization", "Basic " + server.secret()}},
       {{"Authorization", "Bearer " + server.secret() + "x"}},
   };
@@ -93,7 +96,8 @@ TEST_F(AuthTest, ServeWithNoFlagsRefusesARequestWithoutACredential) {
     EXPECT_EQ(r.body["error"]["code"], "Unauthenticated") << Describe(headers) << r.body.dump();
   }
   Reply none = Post(server.port(), "run.create", {{"profile", "sgai"}}, {});
-  EXPECT_NE(none.body["error"]["message"].get<std::string>().find("Authorization"), std::string::npos)
+  EXPECT_NE(none.body["error"]["message"].get<std::string>().find("Authorization"),
+            std::string::npos)
       << "the refusal names the rule: " << none.body.dump();
   // The human's link is the human: it may do what the human does.
   Reply human = Post(server.port(), "run.create", {{"profile", "sgai"}}, Bearer(server.secret()));
@@ -104,11 +108,11 @@ TEST_F(AuthTest, ServeWithNoFlagsRefusesARequestWithoutACredential) {
 
 TEST_F(AuthTest, AnAgentTokenCannotSpeakAsTheHumanByHeader) {
   const std::string run = Cli({"run", "create", "--profile", "sgai"})["id"];
-  const Json asked = Cli({"question", "ask", "--json",
-                          Json{{"run", run},
-                               {"questions", {{{"question", "Deploy?"}, {"choices", {"yes", "no"}}}}}}
-                              .dump()},
-                         "coord", "coordinator");
+  const Json asked = Cli(
+      {"question", "ask", "--json",
+       Json{{"run", run}, {"questions", {{{"question", "Deploy?"}, {"choices", {"yes", "no"}}}}}}
+           .dump()},
+      "coord", "coordinator");
   const std::string question = asked["id"];
   const std::string token = MakeToken(store_, "coder", "agent");
   ServeProcess server(store_);
@@ -129,7 +133,10 @@ TEST_F(AuthTest, AnAgentTokenCannotSpeakAsTheHumanByHeader) {
       {{{"X-Baton-Role", "human"}}, "approval.approve", approve, 403},
       {{}, "question.answer", answer, 403},  // the token's own role: agent
       {{}, "approval.approve", approve, 403},
-      {{{"X-Baton-Role", "human"}}, "token.create", {{"holder", "me"}, {"holder_role", "human"}}, 403},
+      {{{"X-Baton-Role", "human"}},
+       "token.create",
+       {{"holder", "me"}, {"holder_role", "human"}},
+       403},
   };
   for (const auto& c : cases) {
     Reply r = Post(server.port(), c.op, c.body, Bearer(token, c.headers));
@@ -180,6 +187,16 @@ TEST_F(AuthTest, TheHumanSecretFileIsOwnerOnlyAndAnyOtherIsRefused) {
       EXPECT_NE(r.err.find("0600"), std::string::npos) << cmd[2] << " " << m.why << ": " << r.err;
       EXPECT_EQ(r.out.find(secret), std::string::npos) << "a refused secret was printed";
     }
+  }
+  // Another user's file, even private, is refused (only root can make one).
+  if (geteuid() == 0) {
+    ASSERT_EQ(chmod(path.c_str(), 0600), 0);
+    ASSERT_EQ(chown(path.c_str(), 65534, 65534), 0);
+    ProcessResult foreign = RunBaton({"--store", store_, "url"});
+    EXPECT_NE(foreign.exit_code, 0);
+    EXPECT_NE(foreign.err.find("must belong to the user running baton"), std::string::npos)
+        << foreign.err;
+    ASSERT_EQ(chown(path.c_str(), 0, 0), 0);
   }
   // A symbolic link, even to a private file, is refused.
   ASSERT_EQ(chmod(path.c_str(), 0600), 0);
@@ -245,23 +262,48 @@ TEST_F(AuthTest, AnAgentTokenCannotMakeAHumanOrAdminTokenNorAnyoneGiveAGrantItLa
       {"agent", agent, {}, create("human"), 403, "requires role"},
       {"agent", agent, {}, create("admin"), 403, "requires role"},
       {"agent", agent, {}, create("agent"), 403, "requires role"},
-      {"agent+role header", agent, {{"X-Baton-Role", "human"}}, create("admin"), 403, "X-Baton-Role"},
-      {"agent+role header", agent, {{"X-Baton-Role", "admin"}}, create("human"), 403, "X-Baton-Role"},
-      {"human without grants", human_bare, {}, create("agent", {"commands"}), 403, "grants: commands"},
+      {"agent+role header",
+       agent,
+       {{"X-Baton-Role", "human"}},
+       create("admin"),
+       403,
+       "X-Baton-Role"},
+      {"agent+role header",
+       agent,
+       {{"X-Baton-Role", "admin"}},
+       create("human"),
+       403,
+       "X-Baton-Role"},
+      {"human without grants",
+       human_bare,
+       {},
+       create("agent", {"commands"}),
+       403,
+       "grants: commands"},
       {"human without grants", human_bare, {}, create("agent", {"paths"}), 403, "grants: paths"},
-      {"human with commands", human_commands, {}, create("agent", {"definitions"}), 403,
+      {"human with commands",
+       human_commands,
+       {},
+       create("agent", {"definitions"}),
+       403,
        "grants: definitions"},
       {"human with commands", human_commands, {}, create("admin"), 403, "admin"},
       {"the human's link", server.secret(), {}, create("admin"), 403, "admin"},
       {"human with commands", human_commands, {}, create("agent", {"commands"}), 200, ""},
-      {"the human's link", server.secret(), {}, create("agent", {"commands", "definitions", "paths"}), 200, ""},
+      {"the human's link",
+       server.secret(),
+       {},
+       create("agent", {"commands", "definitions", "paths"}),
+       200,
+       ""},
   };
   for (const auto& c : cases) {
     Reply r = Post(server.port(), "token.create", c.body, Bearer(c.secret, c.headers));
     EXPECT_EQ(r.status, c.status) << c.who << " " << c.body.dump() << ": " << r.body.dump();
     if (c.status != 200) {
       const std::string message = r.body["error"].value("message", "");
-      EXPECT_NE(message.find(c.names), std::string::npos) << c.who << " " << c.body.dump() << ": " << message;
+      EXPECT_NE(message.find(c.names), std::string::npos)
+          << c.who << " " << c.body.dump() << ": " << message;
     } else {
       EXPECT_EQ(r.body["grants"], c.body["grants"]) << c.who << ": " << r.body.dump();
     }
@@ -272,7 +314,8 @@ TEST_F(AuthTest, AnAgentTokenCannotMakeAHumanOrAdminTokenNorAnyoneGiveAGrantItLa
 }
 
 TEST_F(AuthTest, AuthNoneIsLoopbackOnlyWarnsAndGivesNoGrants) {
-  ProcessResult wide = RunBaton({"--store", store_, "serve", "--auth", "none", "--listen", "0.0.0.0:0"});
+  ProcessResult wide =
+      RunBaton({"--store", store_, "serve", "--auth", "none", "--listen", "0.0.0.0:0"});
   EXPECT_EQ(wide.exit_code, 2) << wide.err;
   EXPECT_NE(wide.err.find("--auth none"), std::string::npos) << wide.err;
   EXPECT_NE(wide.err.find("loopback"), std::string::npos) << wide.err;
@@ -296,7 +339,8 @@ TEST_F(AuthTest, AuthNoneIsLoopbackOnlyWarnsAndGivesNoGrants) {
           << r.body.dump();
     }
   }
-  Reply plain = Post(server.port(), "token.create", {{"holder", "x"}, {"holder_role", "agent"}}, {});
+  Reply plain =
+      Post(server.port(), "token.create", {{"holder", "x"}, {"holder_role", "agent"}}, {});
   EXPECT_EQ(plain.status, 200) << plain.body.dump();
 }
 
@@ -330,11 +374,10 @@ TEST_F(AuthTest, BatonMcpHoldsOnlyTheGrantsItIsGiven) {
 
 TEST(AuthTokenTest, TokensCarryTheirGrantsThroughResolveListAndTheLedger) {
   auto api = OpenApi(":memory:");
-  const Json made = MustCall(*api, "token.create",
-                             {{"holder", "coder"},
-                              {"holder_role", "agent"},
-                              {"grants", {"paths", "commands", "paths"}}},
-                             LocalHumanActor());
+  const Json made = MustCall(
+      *api, "token.create",
+      {{"holder", "coder"}, {"holder_role", "agent"}, {"grants", {"paths", "commands", "paths"}}},
+      LocalHumanActor());
   EXPECT_EQ(made["grants"], Json({"commands", "paths"})) << made.dump();
   const Json who = MustCall(*api, "token.resolve", {{"token", made["token"]}}, SystemActor());
   EXPECT_EQ(who["grants"], Json({"commands", "paths"})) << who.dump();
@@ -351,8 +394,8 @@ TEST(AuthTokenTest, TokensCarryTheirGrantsThroughResolveListAndTheLedger) {
                            StatusCode::kPermissionDenied, Human());
   EXPECT_NE(lacking.message().find("grants: commands"), std::string::npos) << lacking.ToString();
   Status unknown = Refused(*api, "token.create",
-                          {{"holder", "x"}, {"holder_role", "agent"}, {"grants", {"root"}}},
-                          StatusCode::kInvalidArgument, LocalHumanActor());
+                           {{"holder", "x"}, {"holder_role", "agent"}, {"grants", {"root"}}},
+                           StatusCode::kInvalidArgument, LocalHumanActor());
   EXPECT_NE(unknown.message().find("grants"), std::string::npos) << unknown.ToString();
 }
 
