@@ -55,7 +55,10 @@ int RunMcp(const GlobalOptions& g, const McpCommandOptions& options) {
   mcp_options.progress_interval_ms = options.progress_interval_ms;
   Result<std::unique_ptr<mcp::McpServer>> server = mcp::McpServer::Create(**api, mcp_options);
   if (!server.ok()) return ReportError(server.status(), "text");
-  std::cerr << "baton mcp: serving " << actor->id << " (" << actor->role << ") on stdio, store "
+  std::string grants;
+  for (const std::string& grant : actor->grants) grants += (grants.empty() ? "" : ",") + grant;
+  std::cerr << "baton mcp: serving " << actor->id << " (" << actor->role
+            << ", grants: " << (grants.empty() ? "none" : grants) << ") on stdio, store "
             << api_options->store.location << "\n";
   mcp::ServeStdio(**server, *actor, 0, 1);
   server->reset();

@@ -110,7 +110,8 @@ std::string AuthNoneWarning(const std::string& url) {
          "this machine, and any web page that can reach " +
          url +
          ", is whoever its X-Baton-Agent/X-Baton-Role headers say, the human included (it can "
-         "answer questions and approve runs); a caller that names nobody is the human. No caller "
+         "answer questions and approve runs); one that names nobody is the human on /v1/ops. No "
+         "caller "
          "holds a grant: nothing runs commands, reads definitions from files or names paths "
          "outside the roots. Leave out --auth none to require tokens.\n";
 }
