@@ -144,6 +144,7 @@ double HttpRate(const std::string& path, int clients, double seconds) {
   std::vector<std::string> runs = MakeRuns(*api, clients);
   HttpOptions options;
   options.port = 0;
+  options.human_secret = "bench-human-secret-0123456789abcdef";  // the default auth: token
   HttpServer server(*api, options);
   Result<int> port = server.Bind();
   if (!port.ok()) return 0;
@@ -151,6 +152,7 @@ double HttpRate(const std::string& path, int clients, double seconds) {
   std::vector<std::unique_ptr<httplib::Client>> conns;
   for (int c = 0; c < clients; ++c) {
     conns.push_back(std::make_unique<httplib::Client>("127.0.0.1", *port));
+    conns.back()->set_bearer_token_auth(options.human_secret);
     conns.back()->set_keep_alive(true);
     conns.back()->set_tcp_nodelay(true);
     conns.back()->set_read_timeout(30, 0);

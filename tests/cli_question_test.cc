@@ -32,15 +32,17 @@ class CliQuestionTest : public ::testing::Test {
     return Json::parse(r.out, nullptr, false);
   }
 
-  // POSTs an operation to a running server as the coordinator.
+  // POSTs an operation to a running server as the coordinator, with its token.
   std::string Post(int port, const std::string& op, const Json& body) {
-    return "curl -s -X POST -H 'Content-Type: application/json' -H 'X-Baton-Agent: coord' "
-           "-H 'X-Baton-Role: coordinator' --data '" +
-           body.dump() + "' http://127.0.0.1:" + std::to_string(port) + "/v1/ops/" + op;
+    if (coord_token_.empty()) coord_token_ = testing::MakeToken(store_, "coord", "coordinator");
+    return "curl -s -X POST -H 'Content-Type: application/json' -H 'Authorization: Bearer " +
+           coord_token_ + "' --data '" + body.dump() + "' http://127.0.0.1:" + std::to_string(port) +
+           "/v1/ops/" + op;
   }
 
   testing::TempDir dir_;
   const std::string store_ = dir_.File("baton.db");
+  std::string coord_token_;
 };
 
 TEST_F(CliQuestionTest, AnOpenQuestionSurvivesAKilledServerAndTheAnswerResumesTheRun) {

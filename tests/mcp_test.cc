@@ -844,7 +844,7 @@ TEST_F(McpTest, TokenResolvesToItsCallerUntilRevoked) {
       MustCall(*api_, "token.create", {{"holder", "lead"}, {"holder_role", "coordinator"}});
   EXPECT_NE(other["token"], secret);
   EXPECT_EQ(MustCall(*api_, "token.resolve", {{"token", secret}}, SystemActor()),
-            (Json{{"agent", "coder"}, {"role", "agent"}}));
+            (Json{{"agent", "coder"}, {"role", "agent"}, {"grants", Json::array()}}));
   MustCall(*api_, "token.revoke", {{"id", made["id"]}});
   (void)testing::Refused(*api_, "token.resolve", {{"token", secret}}, StatusCode::kUnauthenticated,
                          SystemActor());
@@ -983,6 +983,40 @@ TEST_F(EndpointTest, RefusesWhatTheTransportForbids) {
   };
   for (const auto& c : cases) {
     EXPECT_EQ(Post(c.body, c.headers).status, c.status) << c.name;
+  }
+}
+
+// Issue 15: a session compared only the caller's id and role, so a request
+// with a second token of the same agent (fewer grants) rode on the grants of
+// the token that opened the session; and a header contradicting the
+// credential (PermissionDenied) was answered 400 instead of 403.
+TEST_F(EndpointTest, ASessionKeepsItsCallersGrantsAndRefusesOtherGrants) {
+  Connect(Human());
+  endpoint_ = std::make_unique<mcp::HttpEndpoint>(
+      *server_,
+      [](const httplib::Request& req) -> Result<Actor> {
+        if (req.has_header("X-Raise")) return PermissionDeniedError("X-Baton-Role: refused");
+        Actor actor = Agent("coder");
+        if (req.has_header("X-Grants")) actor.grants = {std::string(kGrantCommands)};
+        return actor;
+      },
+      mcp::HttpEndpointOptions{});
+  httplib::Response init =
+      Post(Rpc(1, "initialize", {{"protocolVersion", "2025-06-18"}}), {{"X-Grants", "1"}});
+  ASSERT_EQ(init.status, 200) << init.body;
+  const std::string session = init.get_header_value("Mcp-Session-Id");
+  const struct {
+    const char* name;
+    std::multimap<std::string, std::string> headers;
+    int status;
+  } cases[] = {
+      {"same caller, same grants", {{"Mcp-Session-Id", session}, {"X-Grants", "1"}}, 200},
+      {"same agent, fewer grants", {{"Mcp-Session-Id", session}}, 403},
+      {"a header raising the role", {{"Mcp-Session-Id", session}, {"X-Raise", "1"}}, 403},
+  };
+  for (const auto& c : cases) {
+    httplib::Response r = Post(Rpc(2, "ping"), c.headers);
+    EXPECT_EQ(r.status, c.status) << c.name << ": " << r.body;
   }
 }
 

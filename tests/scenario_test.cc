@@ -131,6 +131,7 @@ TEST_F(ScenarioTest, KillNineLosesNoAcknowledgedChange) {
     for (int c = 0; c < 12; ++c) {
       clients.emplace_back([&, c] {
         httplib::Client client("127.0.0.1", server.port());
+        client.set_bearer_token_auth(server.secret());
         client.set_read_timeout(5, 0);
         for (int i = 0; !stop; ++i) {
           const std::string desc = "c" + std::to_string(c) + "-" + std::to_string(i);
@@ -166,6 +167,7 @@ TEST_F(ScenarioTest, ServeStopsCleanlyOnSigterm) {
   ServeProcess server(store_);
   ASSERT_GT(server.port(), 0);
   httplib::Client client("127.0.0.1", server.port());
+  client.set_bearer_token_auth(server.secret());
   auto res = client.Post("/v1/ops/run.create", R"({"profile":"sgai"})", "application/json");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200) << res->body;
@@ -192,6 +194,7 @@ TEST_F(ScenarioTest, SixtyFourClientsConnectingAtOnceAllSucceed) {
       for (int i = 0; i < 10; ++i) {
         // A new connection per request maximises connects per second.
         httplib::Client client("127.0.0.1", server.port());
+        client.set_bearer_token_auth(server.secret());
         auto res = client.Post("/v1/ops/store.status", "{}", "application/json");
         if (!res || res->status != 200) ++failures;
       }

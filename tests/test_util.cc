@@ -116,12 +116,14 @@ ProcessResult RunBaton(const std::vector<std::string>& args,
   return r;
 }
 
-ServeProcess::ServeProcess(const std::string& store, const std::vector<std::string>& extra) {
+ServeProcess::ServeProcess(const std::string& store, const std::vector<std::string>& extra,
+                           const std::string& err_file) {
   int fds[2];
   if (pipe(fds) != 0) return;
   pid_ = fork();
   if (pid_ == 0) {
     dup2(fds[1], 1);
+    if (!err_file.empty()) dup2(open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
     close(fds[0]);
     std::vector<std::string> args = {BatonBin(), "--store", store, "serve", "--listen",
                                      "127.0.0.1:0"};
@@ -135,17 +137,33 @@ ServeProcess::ServeProcess(const std::string& store, const std::vector<std::stri
   close(fds[1]);
   std::string seen;
   char c;
-  // Read the banner up to the first line, which names the URL.
-  while (read(fds[0], &c, 1) == 1) {
+  // Read the banner's first two lines: the URL, then the human's link.
+  for (int lines = 0; lines < 2 && read(fds[0], &c, 1) == 1;) {
     seen += c;
-    if (c == '\n') break;
+    if (c == '\n') ++lines;
   }
   close(fds[0]);
-  const size_t colon = seen.rfind(':');
-  if (seen.find("listening on") != std::string::npos && colon != std::string::npos) {
-    port_ = std::atoi(seen.c_str() + colon + 1);
+  const std::string first = seen.substr(0, seen.find('\n'));
+  const size_t colon = first.rfind(':');
+  if (first.find("listening on") != std::string::npos && colon != std::string::npos) {
+    port_ = std::atoi(first.c_str() + colon + 1);
+  }
+  if (const size_t at = seen.find("#token="); at != std::string::npos) {
+    const size_t start = at + 7;
+    secret_ = seen.substr(start, seen.find_first_of(" \n", start) - start);
   }
   EXPECT_GT(port_, 0) << "baton serve did not start: " << seen;
+}
+
+std::string MakeToken(const std::string& store, const std::string& holder, const std::string& role,
+                      const std::vector<std::string>& grants) {
+  std::vector<std::string> args = {"--store", store, "--output", "json", "token", "create", holder,
+                                   "--holder-role", role};
+  for (const std::string& g : grants) args.insert(args.end(), {"--grant", g});
+  ProcessResult r = RunBaton(args);
+  Json made = Json::parse(r.out, nullptr, false);
+  EXPECT_EQ(r.exit_code, 0) << "token create " << holder << ": " << r.out << r.err;
+  return made.is_object() && made.contains("token") ? made["token"].get<std::string>() : "";
 }
 
 ServeProcess::~ServeProcess() {

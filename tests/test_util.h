@@ -64,18 +64,30 @@ ProcessResult RunBaton(const std::vector<std::string>& args,
 class ServeProcess {
  public:
   // Starts `baton --store STORE serve --listen 127.0.0.1:0 extra...` and
-  // waits until it prints where it listens.
-  explicit ServeProcess(const std::string& store, const std::vector<std::string>& extra = {});
+  // waits until it prints where it listens and the human's link. Its
+  // standard error goes to "err_file" when one is named.
+  explicit ServeProcess(const std::string& store, const std::vector<std::string>& extra = {},
+                        const std::string& err_file = "");
   ~ServeProcess();  // SIGKILL if still running
   int port() const { return port_; }
   pid_t pid() const { return pid_; }
+  // The human's secret from the start-up link ("" under --auth none): send
+  // it as "Authorization: Bearer SECRET" to call as the human.
+  const std::string& secret() const { return secret_; }
   // Sends "sig" and waits; returns the exit code (128+signal when killed).
   int Signal(int sig);
 
  private:
   pid_t pid_ = -1;
   int port_ = 0;
+  std::string secret_;
 };
+
+// A bearer token for "holder" with "role" and "grants" on "store", made with
+// `baton token create` as the terminal's user; "" (and a test failure) when
+// it could not be made.
+std::string MakeToken(const std::string& store, const std::string& holder, const std::string& role,
+                      const std::vector<std::string>& grants = {});
 
 // Runs a shell command; returns its exit code and output.
 ProcessResult RunShell(const std::string& command);

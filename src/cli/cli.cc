@@ -77,6 +77,7 @@ namespace {
 struct FixedArgs {
   ServeOptions serve;
   McpCommandOptions mcp;
+  std::string url_listen = "127.0.0.1:8321";
   std::string machine;
   std::string format = "text";
   std::string op;
@@ -97,10 +98,11 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
                     "tasks (0: never)")
       ->capture_default_str();
   serve->add_option("--auth", serve_options->auth,
-                    "none: callers named by headers (loopback only); token: bearer tokens "
-                    "from baton token create")
+                    "token: callers prove who they are (the human's link, printed at start and "
+                    "by baton url; agents' tokens from baton token create); none: callers are "
+                    "whoever their headers say, loopback only, no grants (for tests)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"none", "token"}));
+      ->check(CLI::IsMember({"token", "none"}));
   serve->add_option("--tools", serve_options->mcp_tools,
                     "MCP tool sets of /mcp: baton, sgai, genie (/mcp?tools=... picks others)")
       ->delimiter(',');
@@ -120,9 +122,19 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
   mcp->add_option("--progress-interval-ms", mcp_options->progress_interval_ms,
                   "progress notifications while a call waits for a human")
       ->capture_default_str();
+  mcp->add_option("--grant", mcp_options->grants,
+                  "what the agent may do beyond its role (repeat): commands, definitions, paths "
+                  "(default none)")
+      ->check(CLI::IsMember({"commands", "definitions", "paths"}));
   mcp->callback([&run, &g, mcp_options] {
     run = [&g, mcp_options] { return RunMcp(g, *mcp_options); };
   });
+
+  auto* url = app.add_subcommand("url", "Print the human's link to baton serve (it carries the "
+                                        "store's secret: keep it private)");
+  std::string* url_listen = &args.url_listen;
+  url->add_option("--listen", *url_listen, "the server's host:port")->capture_default_str();
+  url->callback([&run, &g, url_listen] { run = [&g, url_listen] { return RunUrl(g, *url_listen); }; });
 
   auto* status = app.add_subcommand("status", "Show the store, its durability, counts and active runs");
   status->callback([&run, &env] { run = [&env] { return env.CallAndPrint("store.status", Json::object()); }; });

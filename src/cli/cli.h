@@ -44,7 +44,9 @@ struct ServeOptions {
   std::string listen = "127.0.0.1:8321";
   // Agents silent this long are marked lost and their leases freed; 0: never.
   int64_t agent_timeout_ms = 300000;
-  std::string auth = "none";                   // none (loopback only) or token
+  // token: callers prove who they are (the human's secret, agents' tokens);
+  // none: headers are believed, loopback only, no grants (http/identity.h).
+  std::string auth = "token";
   std::vector<std::string> mcp_tools = {"baton"};  // /mcp's default tool sets
   std::vector<std::string> allowed_origins;    // besides loopback origins
 };
@@ -52,10 +54,24 @@ struct ServeOptions {
 // `baton serve`.
 int RunServe(const GlobalOptions& g, const ServeOptions& options);
 
+// The human's start-up link of a server on "host":"port":
+// http://HOST:PORT/#token=SECRET (just the address when "secret" is ""). The
+// secret rides in the fragment, which browsers never send to a server, so it
+// stays out of request lines, server logs and Referer headers; the
+// dashboard reads it from location.hash.
+std::string DashboardLink(const std::string& host, int port, const std::string& secret);
+
+// `baton url [--listen host:port]`: prints the human's link to the server of
+// the store, making the store's secret first if there is none.
+int RunUrl(const GlobalOptions& g, const std::string& listen);
+
 struct McpCommandOptions {
   std::vector<std::string> tool_sets = {"baton"};
   std::string run;  // --run / BATON_RUN: the run seed tool sets act on
   int64_t progress_interval_ms = 5000;
+  // What the agent served may do beyond its role (model/actor.h); none
+  // unless named with --grant.
+  std::vector<std::string> grants;
 };
 
 // `baton mcp` and the text of its --help.

@@ -18,7 +18,14 @@ const char kMcpHelp[] =
     "or in a host's JSON configuration:\n"
     "  {\"mcpServers\": {\"baton\": {\"command\": \"baton\", \"args\": [\"mcp\", \"--agent\", \"coder\"]}}}\n"
     "Over HTTP, `baton serve` answers at http://127.0.0.1:8321/mcp (Streamable HTTP):\n"
-    "  claude mcp add --transport http baton http://127.0.0.1:8321/mcp --header 'X-Baton-Agent: coder'\n"
+    "  baton token create coder --holder-role agent      # prints the token once\n"
+    "  claude mcp add --transport http baton http://127.0.0.1:8321/mcp \\\n"
+    "      --header 'Authorization: Bearer baton_...'\n"
+    "\n"
+    "Grants (--grant, repeatable; default none): commands (run graph command, agent and\n"
+    "HTTP nodes), definitions (graph definitions inline or from outside the roots),\n"
+    "paths (name paths outside the roots). The same for a token: baton token create\n"
+    "coder --holder-role agent --grant commands.\n"
     "\n"
     "Tool sets (--tools, comma-separated, combinable): baton (every operation as a\n"
     "tool, the default), sgai (update_workflow_state, send_message, check_inbox, ...),\n"
@@ -35,6 +42,8 @@ int RunMcp(const GlobalOptions& g, const McpCommandOptions& options) {
       std::getenv("BATON_AGENT") == nullptr) {
     actor->role = "agent";
   }
+  // The agent holds what --grant names, whatever the terminal's user holds.
+  actor->grants = options.grants;
   Result<std::unique_ptr<Api>> api = Api::Open(*api_options);
   if (!api.ok()) return ReportError(api.status(), "text");
   Status opened = (*api)->EnsureStore();
@@ -46,7 +55,10 @@ int RunMcp(const GlobalOptions& g, const McpCommandOptions& options) {
   mcp_options.progress_interval_ms = options.progress_interval_ms;
   Result<std::unique_ptr<mcp::McpServer>> server = mcp::McpServer::Create(**api, mcp_options);
   if (!server.ok()) return ReportError(server.status(), "text");
-  std::cerr << "baton mcp: serving " << actor->id << " (" << actor->role << ") on stdio, store "
+  std::string grants;
+  for (const std::string& grant : actor->grants) grants += (grants.empty() ? "" : ",") + grant;
+  std::cerr << "baton mcp: serving " << actor->id << " (" << actor->role
+            << ", grants: " << (grants.empty() ? "none" : grants) << ") on stdio, store "
             << api_options->store.location << "\n";
   mcp::ServeStdio(**server, *actor, 0, 1);
   server->reset();

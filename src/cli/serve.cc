@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/cli.h"
+#include "engine/tokens.h"
 #include "http/server.h"
 
 namespace baton {
@@ -105,6 +106,11 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
   http.host = addr->first;
   http.port = addr->second;
   http.auth = serve_options.auth;
+  if (http.auth == kAuthToken) {
+    Result<std::string> secret = LoadOrCreateHumanSecret(HumanSecretPath(options->store.location));
+    if (!secret.ok()) return ReportError(secret.status(), g.output);
+    http.human_secret = *secret;
+  }
   http.mcp_tools = serve_options.mcp_tools;
   http.allowed_origins = serve_options.allowed_origins;
   HttpServer server(**api, http);
@@ -121,12 +127,19 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
 
   Result<Json> status = (*api)->Call("store.status", Json::object(), SystemActor());
   const std::string url = "http://" + http.host + ":" + std::to_string(*port);
+  if (http.auth == kAuthNone) std::cerr << AuthNoneWarning(url);
+  // The one place the human's secret is printed: the link is the credential.
   std::cout << "baton serve: listening on " << url << "\n"
+            << "  dashboard:  " << DashboardLink(http.host, *port, http.human_secret)
+            << (http.auth == kAuthToken ? "   (your link: it speaks as you, keep it private)" : "")
+            << "\n"
             << "  store:      " << (status.ok() ? (*status)["store"]["location"].get<std::string>() : "?")
             << " (durability " << (status.ok() ? (*status)["store"]["durability"].get<std::string>() : "?")
             << ")\n"
             << "  operations: POST " << url << "/v1/ops/{name}   (list: GET " << url << "/v1/ops)\n"
-            << "  MCP:        " << url << "/mcp   (Streamable HTTP; auth " << http.auth << ")\n"
+            << "  MCP:        " << url << "/mcp   (Streamable HTTP; auth " << http.auth
+            << (http.auth == kAuthToken ? ": Authorization: Bearer <token from baton token create>" : "")
+            << ")\n"
             << "  stop:       Ctrl-C\n";
   std::cout.flush();
   {

@@ -35,6 +35,23 @@ std::string FlagFor(const Operation& op, const std::string& prop) {
   return FlagName(prop);
 }
 
+// ",--x" for a list property named "xs", so a repeated flag reads as one
+// value each (`--grant commands --grant paths`); "" when the singular is
+// another property's flag or a global one.
+std::string SingularAlias(const Operation& op, const std::string& prop) {
+  const std::string flag = FlagFor(op, prop);
+  if (flag.size() < 2 || flag.back() != 's') return "";
+  const std::string singular = flag.substr(0, flag.size() - 1);
+  for (const char* global : kGlobalFlags) {
+    if (singular == global) return "";
+  }
+  const Json& props = op.input_schema["properties"];
+  for (auto it = props.begin(); it != props.end(); ++it) {
+    if (FlagFor(op, it.key()) == singular || it.key() == singular) return "";
+  }
+  return ",--" + singular;
+}
+
 // The first non-null type a property schema names ("" when untyped).
 std::string TypeOf(const Json& prop) {
   auto it = prop.find("type");
@@ -164,6 +181,7 @@ void AddVerb(CLI::App& group, CommandEnv& env, const Operation& op, std::functio
     } else if (type == "array") {
       // One value per flag: CLI11 would otherwise split a "[...]" argument at
       // its commas, breaking JSON arrays of objects.
+      spec += SingularAlias(op, prop);
       a.options[prop] = cmd->add_option(spec, a.lists[prop], desc + " (repeat, or a JSON array)")
                             ->allow_extra_args(false);
     } else {

@@ -22,34 +22,7 @@ void SendError(httplib::Response& res, const Status& s) {
   SendJson(res, HttpStatusFor(s), Json{{"error", s.ToJson()}});
 }
 
-// The caller named by headers (auth "none", loopback only); one who names
-// nobody is the local user with "default_role".
-Result<Actor> CallerFromHeaders(const httplib::Request& req, const std::string& default_role) {
-  Actor actor = LocalHumanActor();
-  actor.role = default_role;
-  if (req.has_header("X-Sgai-Agent-Identity")) {
-    actor.id = SgaiIdentityName(req.get_header_value("X-Sgai-Agent-Identity"));
-    actor.role = actor.id == "coordinator" ? "coordinator" : "agent";
-    if (actor.id.empty()) return InvalidArgumentError("X-Sgai-Agent-Identity: names no agent");
-  }
-  if (req.has_header("X-Baton-Agent")) {
-    actor.id = req.get_header_value("X-Baton-Agent");
-    if (!req.has_header("X-Sgai-Agent-Identity")) actor.role = "agent";
-  }
-  if (req.has_header("X-Baton-Role")) actor.role = req.get_header_value("X-Baton-Role");
-  if (actor.id.empty()) return InvalidArgumentError("X-Baton-Agent: must not be empty");
-  RETURN_IF_ERROR(CheckRole(actor.role).WithPrefix("X-Baton-Role"));
-  return actor;
-}
-
 }  // namespace
-
-std::string SgaiIdentityName(const std::string& header) {
-  std::string name = header.substr(0, header.find('|'));
-  const size_t first = name.find_first_not_of(" \t");
-  const size_t last = name.find_last_not_of(" \t");
-  return first == std::string::npos ? "" : name.substr(first, last - first + 1);
-}
 
 bool IsLoopbackHost(const std::string& host) { return mcp::IsLoopbackHostName(host); }
 
@@ -63,17 +36,11 @@ struct HttpServer::Impl {
   std::map<std::string, std::unique_ptr<mcp::McpServer>> mcp_servers;  // GUARDED_BY(mcp_mu)
   std::map<std::string, std::unique_ptr<mcp::HttpEndpoint>> mcp_endpoints;  // GUARDED_BY(mcp_mu)
 
-  // "default_role" is for a caller that names nobody: the human at the
-  // terminal for the operations API, an agent for MCP (an agent host that
-  // forgot its header must not answer its own questions).
+  // "default_role" is for a caller that names nobody under auth "none": the
+  // human at the terminal for the operations API, an agent for MCP (an agent
+  // host that forgot its header must not answer its own questions).
   Result<Actor> CallerOf(const httplib::Request& req, const std::string& default_role = "human") {
-    if (options.auth != "token") return CallerFromHeaders(req, default_role);
-    const std::string auth = req.has_header("Authorization") ? req.get_header_value("Authorization") : "";
-    if (auth.rfind("Bearer ", 0) != 0 || auth.size() <= 7) {
-      return UnauthenticatedError("Authorization: this server needs \"Bearer <token>\" (baton token create)");
-    }
-    ASSIGN_OR_RETURN(Json who, api.Call("token.resolve", {{"token", auth.substr(7)}}, SystemActor()));
-    return Actor{who["agent"].get<std::string>(), who["role"].get<std::string>()};
+    return IdentifyCaller(api, {options.auth, options.human_secret}, req, default_role);
   }
 
   bool OriginAllowed(const httplib::Request& req) {
@@ -220,15 +187,7 @@ HttpServer::HttpServer(Api& api, HttpOptions options)
 HttpServer::~HttpServer() { Stop(); }
 
 Result<int> HttpServer::Bind() {
-  if (impl_->options.auth != "none" && impl_->options.auth != "token") {
-    return InvalidArgumentError("--auth: must be none or token (got \"" + impl_->options.auth + "\")");
-  }
-  if (!IsLoopbackHost(impl_->options.host) && impl_->options.auth != "token") {
-    return InvalidArgumentError(
-        "--listen " + impl_->options.host +
-        ": binding to a non-loopback address needs bearer tokens: add --auth token "
-        "(and make tokens with baton token create), or use 127.0.0.1");
-  }
+  RETURN_IF_ERROR(CheckAuthMode(impl_->options.auth, impl_->options.host));
   std::string tools;
   for (const std::string& set : impl_->options.mcp_tools) tools += (tools.empty() ? "" : ",") + set;
   RETURN_IF_ERROR(impl_->Endpoint(tools).status());

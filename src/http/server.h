@@ -5,12 +5,12 @@
 // Streamable HTTP endpoint at /mcp (mcp/http_endpoint.h; ?tools=sgai,genie
 // picks other tool sets than the server's).
 //
-// The caller: with auth "token", from "Authorization: Bearer <token>" (see
-// token.create; a missing or revoked token is 401); with auth "none", which
-// only a loopback address may use, from the X-Baton-Agent and X-Baton-Role
-// headers, or sgai's X-Sgai-Agent-Identity ("name|model|variant": the agent
-// "coordinator" gets role coordinator, any other name role agent), by
-// default the local user as "human". A request whose Origin header is not a
+// The caller (http/identity.h): with auth "token", the default, from
+// "Authorization: Bearer <secret>" — the human's secret ("human_secret") or
+// a token (token.create); without one a request is 401, and no header raises
+// a role. With auth "none", which only a loopback address may use, from the
+// X-Baton-Agent, X-Baton-Role and X-Sgai-Agent-Identity headers, holding no
+// grant. A request whose Origin header is not a
 // loopback origin (or one of "allowed_origins") is refused with 403 (DNS
 // rebinding). Errors are {"error": {code, message, details}} with the HTTP
 // status of include/baton/error_table.h. No rules live here: everything
@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "http/identity.h"
 #include "ops/api.h"
 
 namespace baton {
@@ -32,7 +33,8 @@ struct HttpOptions {
   int port = 8321;          // 0: pick a free port
   int threads = 128;        // request workers (a keep-alive connection holds one)
   size_t max_body = 4 << 20;
-  std::string auth = "none";  // "none" (loopback only) or "token"
+  std::string auth = "token";  // "token" or "none" (loopback only): http/identity.h
+  std::string human_secret;    // the human's credential under "token"; "" for none
   std::vector<std::string> mcp_tools = {"baton"};
   std::vector<std::string> allowed_origins;
 };
@@ -42,9 +44,9 @@ class HttpServer {
   HttpServer(Api& api, HttpOptions options);
   ~HttpServer();
 
-  // Binds the socket; returns the bound port. InvalidArgument for a host
-  // that is not loopback without auth "token", or for unknown MCP tool
-  // sets; Unavailable if the port is taken.
+  // Binds the socket; returns the bound port. InvalidArgument for an
+  // unknown auth mode, for auth "none" on a host that is not loopback, or
+  // for unknown MCP tool sets; Unavailable if the port is taken.
   Result<int> Bind();
   // Serves until Stop() is called (from any thread or a signal watcher).
   void Serve();
@@ -57,9 +59,6 @@ class HttpServer {
 
 // True for 127.0.0.0/8, ::1 and "localhost".
 bool IsLoopbackHost(const std::string& host);
-
-// The agent name of sgai's X-Sgai-Agent-Identity header ("name|model|...").
-std::string SgaiIdentityName(const std::string& header);
 
 }  // namespace baton
 

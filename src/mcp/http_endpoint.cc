@@ -189,7 +189,9 @@ struct HttpEndpoint::Impl {
     if (!who.ok()) {
       const bool unauthenticated = who.status().code() == StatusCode::kUnauthenticated;
       if (unauthenticated) res.set_header("WWW-Authenticate", "Bearer");
-      SendRpc(res, unauthenticated ? 401 : 400,
+      // A header that contradicts the credential is 403, like the operations API.
+      const bool denied = who.status().code() == StatusCode::kPermissionDenied;
+      SendRpc(res, unauthenticated ? 401 : denied ? 403 : 400,
               ErrorResponse(nullptr, kInvalidRequest, who.status().message()));
       return false;
     }
@@ -275,7 +277,9 @@ struct HttpEndpoint::Impl {
       SendRpc(res, 404, ErrorResponse(nullptr, -32001, "Session not found: initialize again"));
       return nullptr;
     }
-    if (s->actor.id != actor.id || s->actor.role != actor.role) {
+    // The grants too: a session opened with one token must not lend its
+    // grants to a request carrying another token of the same agent.
+    if (s->actor.id != actor.id || s->actor.role != actor.role || s->actor.grants != actor.grants) {
       SendRpc(res, 403, ErrorResponse(nullptr, kInvalidRequest,
                                       "Forbidden: this session belongs to another caller"));
       return nullptr;

@@ -9,10 +9,21 @@ namespace {
 
 namespace s = schema;
 
+// The grant names of model/actor.h.
+Json Grants(std::string description) {
+  Json names = Json::array();
+  for (std::string_view g : kGrants) names.push_back(std::string(g));
+  return {{"type", "array"},
+          {"description", std::move(description)},
+          {"items", {{"type", "string"}, {"enum", names}}},
+          {"maxItems", 8}};
+}
+
 Json TokenOut() {
   return s::Entity({{"id", {{"type", "string"}}},
                     {"agent", {{"type", "string"}}},
                     {"role", {{"type", "string"}}},
+                    {"grants", {{"type", "array"}, {"items", {{"type", "string"}}}}},
                     {"note", {{"type", "string"}}},
                     {"created_at", {{"type", "string"}}}});
 }
@@ -28,6 +39,11 @@ Status RegisterTokenOps(Registry& r) {
       .input_schema = s::Input({{"holder", s::Id("the agent id the token speaks for")},
                                 {"holder_role", s::Enum("the role it speaks with",
                                                         {"coordinator", "agent", "human", "admin"})},
+                                {"grants", Grants("what the holder may do beyond its role: commands "
+                                                  "(run command, agent and HTTP nodes), definitions "
+                                                  "(graph definitions inline or from outside the "
+                                                  "roots), paths (paths outside the roots); only "
+                                                  "grants the caller holds itself")},
                                 {"note", s::String("what it is for", 500)}},
                                {"holder", "holder_role"}),
       .output_schema = [] {
@@ -65,7 +81,9 @@ Status RegisterTokenOps(Registry& r) {
       .name = "token.resolve",
       .summary = "Internal: the caller a bearer token speaks for",
       .input_schema = s::Input({{"token", s::String("the secret", 200)}}, {"token"}),
-      .output_schema = s::Entity({{"agent", {{"type", "string"}}}, {"role", {{"type", "string"}}}}),
+      .output_schema = s::Entity({{"agent", {{"type", "string"}}},
+                                  {"role", {{"type", "string"}}},
+                                  {"grants", {{"type", "array"}, {"items", {{"type", "string"}}}}}}),
       .roles = {"admin"},
       .handler = ResolveToken,
   });

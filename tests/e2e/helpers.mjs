@@ -30,7 +30,17 @@ export function mcpArgs(store, agent, role, extra = []) {
   return ['--store', store, '--agent', agent, '--role', role, 'mcp', ...extra];
 }
 
-// Starts `baton serve` on a free port; resolves to {url, stop()}.
+// A bearer token for "holder" with "role" (and "grants"), made with
+// `baton token create` as a user would; "as" is the maker's role (an admin
+// token needs an admin).
+export function token(store, holder, role, { grants = [], as } = {}) {
+  const args = ['token', 'create', holder, '--holder-role', role];
+  for (const g of grants) args.push('--grant', g);
+  return cli(store, args, as ? { role: as } : {}).token;
+}
+
+// Starts `baton serve` on a free port; resolves to {url, secret, stop()}:
+// "secret" is the human's, from the start-up link ("" under --auth none).
 export function serve(store, extra = []) {
   return new Promise((resolve, reject) => {
     const child = spawn(BATON, ['--store', store, 'serve', '--listen', '127.0.0.1:0', ...extra], {
@@ -41,10 +51,12 @@ export function serve(store, extra = []) {
     child.stderr.on('data', (d) => (err += d));
     child.stdout.on('data', (d) => {
       out += d;
-      const m = out.match(/listening on (http:\/\/[0-9.:]+)/);
+      const m = out.match(/listening on (http:\/\/[0-9.:]+)\n\s*dashboard:\s*(\S+)/);
       if (m) {
         resolve({
           url: m[1],
+          secret: new URL(m[2]).hash.replace(/^#token=/, ''),
+          stderr: () => err,
           stop: () =>
             new Promise((done) => {
               child.once('exit', done);

@@ -7,7 +7,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcon
 import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BATON, call, cli, eventually, freshStore, mcpArgs, serve } from './helpers.mjs';
+import { BATON, call, cli, eventually, freshStore, mcpArgs, serve, token } from './helpers.mjs';
 
 const pinned = () =>
   new ModernClient({ name: 'e2e-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
@@ -48,10 +48,11 @@ test('2026-07-28 over stdio: discover, tools, resources, and a listen stream', a
 
 test('2026-07-28 over HTTP: stateless requests to baton serve', async () => {
   const s = freshStore();
+  const coord = token(s.store, 'coord', 'coordinator');
   const server = await serve(s.store);
   const client = pinned();
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`),
-    { requestInit: { headers: { 'X-Baton-Agent': 'coord', 'X-Baton-Role': 'coordinator' } } }));
+    { requestInit: { headers: { Authorization: `Bearer ${coord}` } } }));
   try {
     await exercise(client, s.store);
   } finally {

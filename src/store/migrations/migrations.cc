@@ -339,6 +339,9 @@ CREATE TABLE graph_definitions (
   created_at TEXT NOT NULL
 )
 )SQL"},
+    {7, "tokens carry grants (commands, definitions, paths) beside their role", R"SQL(
+ALTER TABLE tokens ADD COLUMN grants TEXT NOT NULL DEFAULT '[]'
+)SQL"},
 };
 
 // Splits a migration into statements. Migrations are ours, so a plain split
