@@ -177,7 +177,7 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
   const rlim_t descriptors = RaiseDescriptorLimit();
   const int64_t room = static_cast<int64_t>(descriptors) - 256;
   http.max_connections = static_cast<int>(
-      std::max<int64_t>(16, std::min<int64_t>(serve_options.max_connections, room)));
+      std::min<int64_t>(serve_options.max_connections, std::max<int64_t>(16, room)));
   if (http.max_connections < serve_options.max_connections) {
     std::cerr << "baton serve: --max-connections " << serve_options.max_connections
               << " lowered to " << http.max_connections << " (the descriptor limit is "

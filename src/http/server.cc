@@ -275,6 +275,8 @@ struct HttpServer::Impl {
     // Agents keep connections open; the front closes idle ones
     // (idle_timeout_ms) without holding a worker.
     server.set_keep_alive_max_count(100000);
+    // Only for the Keep-Alive header's "timeout=": the front closes them.
+    server.set_keep_alive_timeout(std::max<int64_t>(1, options.idle_timeout_ms / 1000));
     front = std::make_unique<http::Front>(
         Limits(),
         [this](httplib::Stream& strm, bool close, bool& closed) {
