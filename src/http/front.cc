@@ -782,6 +782,8 @@ void Front::Stop() {
   if (!state_->stopping.exchange(true) && state_->wake_fd >= 0) state_->Wake();
 }
 
+int Front::listen_fd() const { return state_->listen_fd; }
+
 std::vector<std::string> Front::Stuck() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->stuck;

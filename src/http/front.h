@@ -77,6 +77,7 @@ class Front {
   // 127.0.0.1, running 12 s"); their workers are abandoned, not joined.
   std::vector<std::string> Stuck() const;
   const FrontLimits& limits() const { return limits_; }
+  int listen_fd() const;  // -1 before Listen()
 
   // The test and fuzz seam: "raw" as the bytes one connection sends, read
   // by the same head/body reader and handed to the same ProcessFn (on the

@@ -50,6 +50,10 @@ class Router : public httplib::Server {
   bool Process(httplib::Stream& strm, bool close_connection, bool& closed) {
     return process_request(strm, close_connection, closed, nullptr);
   }
+  // httplib ends a streamed (content provider) response once its listening
+  // socket is INVALID_SOCKET, which it is here (the front listens): give it
+  // the front's while serving.
+  void SetListening(int fd) { svr_sock_ = fd; }
 };
 
 std::string Lower(std::string s) {
@@ -370,7 +374,11 @@ Result<int> HttpServer::Bind() {
   return impl_->front->Listen(impl_->options.host, impl_->options.port);
 }
 
-void HttpServer::Serve() { impl_->front->Run(); }
+void HttpServer::Serve() {
+  impl_->server.SetListening(impl_->front->listen_fd());
+  impl_->front->Run();
+  impl_->server.SetListening(INVALID_SOCKET);
+}
 
 std::vector<std::string> HttpServer::Stuck() const { return impl_->front->Stuck(); }
 
@@ -388,6 +396,7 @@ void HttpServer::Stop() {
     std::lock_guard<std::mutex> lock(impl_->mcp_mu);
     for (auto& [tools, endpoint] : impl_->mcp_endpoints) endpoint->CloseAll();
   }
+  impl_->server.SetListening(INVALID_SOCKET);  // streams end after their current write
   impl_->front->Stop();
 }
 

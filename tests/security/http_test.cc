@@ -396,6 +396,66 @@ TEST(HttpInputs, HostHeaderIsChecked) {
   }
 }
 
+// Must exist 4: a reserve of workers. 130 long waits (mail.wait, a
+// composed operation) take at most threads - reserve = 96 of the 128
+// workers; an ordinary request is still answered (before, the waits took
+// all 128 and it queued behind them).
+TEST(HttpAvailability, WaitsCannotTakeTheReserve) {
+  TempDir dir;
+  ServeProcess server(dir.File("s.db"), Serve({}));
+  ASSERT_GT(server.port(), 0);
+  ASSERT_EQ(StatusOf(Exchange(server.port(), Post("agent.register", R"({"id":"coder"})"))), 200);
+  std::vector<int> waits;
+  for (int i = 0; i < 130; ++i) {
+    waits.push_back(Connect(server.port()));
+    ASSERT_TRUE(SendAll(waits.back(), Post("mail.wait", R"({"agent":"coder","timeout_ms":600000})")));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  for (const std::string op : {"store.status", "agent.list"}) {
+    const std::string r = Exchange(server.port(), Post(op, "{}"), 20000);
+    EXPECT_EQ(StatusOf(r), 200) << op << " beside 130 waits: " << r.substr(0, 300);
+  }
+  for (int fd : waits) ::close(fd);
+}
+
+// Long responses still work behind the front: an MCP session's GET /mcp
+// event stream opens and stays open beside ordinary requests (its worker
+// is one of the non-reserved ones).
+TEST(HttpAvailability, McpEventStreamsStillWork) {
+  TempDir dir;
+  ServeProcess server(dir.File("s.db"), Serve({}));
+  ASSERT_GT(server.port(), 0);
+  const std::string init =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26",)"
+      R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
+  const std::string r = Exchange(
+      server.port(), "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     "Accept: application/json, text/event-stream\r\nContent-Length: " +
+                         std::to_string(init.size()) + "\r\n\r\n" + init);
+  ASSERT_EQ(StatusOf(r), 200) << r;
+  std::string lower = r;
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  const size_t at = lower.find("mcp-session-id: ");
+  ASSERT_NE(at, std::string::npos) << r;
+  const std::string session = r.substr(at + 16, r.find("\r\n", at) - at - 16);
+  const int stream = Connect(server.port());
+  ASSERT_TRUE(SendAll(stream, "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+                              "Mcp-Session-Id: " + session + "\r\n\r\n"));
+  std::string got;
+  const auto start = Clock::now();
+  while (got.find("stream open") == std::string::npos && MsSince(start) < 20000) {
+    pollfd p{stream, POLLIN, 0};
+    if (::poll(&p, 1, 1000) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::recv(stream, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  EXPECT_NE(got.find(": stream open"), std::string::npos) << got;
+  EXPECT_EQ(StatusOf(Exchange(server.port(), Post("store.status", "{}"))), 200);
+  ::close(stream);
+}
+
 // Seen 5 (the SIGTERM half): a request that does not end made the server
 // wait forever on SIGTERM. Here one request waits for mail for ten minutes,
 // one sends half its body and stops, one is idle; SIGTERM must end the
