@@ -57,6 +57,7 @@ struct ServeOptions {
   int64_t idle_timeout_ms = 60000;
   int64_t stop_grace_ms = 10000;
   int64_t max_body = 4 << 20;
+  int64_t max_header_bytes = 64 << 10;
 };
 
 }  // namespace baton

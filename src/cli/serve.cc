@@ -138,6 +138,10 @@ void AddServeLimitFlags(CLI::App& serve, ServeOptions& o) {
   serve.add_option("--max-body", o.max_body, "largest request body in bytes (413 past it)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1024}, int64_t{1} << 30));
+  serve.add_option("--max-header-bytes", o.max_header_bytes,
+                   "largest request line and headers in bytes (431 past it)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{4096}, int64_t{16} << 20));
 }
 
 int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
@@ -172,6 +176,7 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
   http.idle_timeout_ms = serve_options.idle_timeout_ms;
   http.stop_grace_ms = serve_options.stop_grace_ms;
   http.max_body = static_cast<size_t>(serve_options.max_body);
+  http.max_header_bytes = static_cast<size_t>(serve_options.max_header_bytes);
   http.max_per_peer = serve_options.max_per_peer;
   // Room for the store, the workers' own files and the listener.
   const rlim_t descriptors = RaiseDescriptorLimit();
