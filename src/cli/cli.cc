@@ -108,6 +108,7 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
       ->delimiter(',');
   serve->add_option("--allow-origin", serve_options->allowed_origins,
                     "an Origin besides loopback ones that may call the server");
+  AddServeLimitFlags(*serve, *serve_options);
   serve->callback([&run, &g, serve_options] {
     run = [&g, serve_options] { return RunServe(g, *serve_options); };
   });

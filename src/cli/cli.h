@@ -49,7 +49,27 @@ struct ServeOptions {
   std::string auth = "token";
   std::vector<std::string> mcp_tools = {"baton"};  // /mcp's default tool sets
   std::vector<std::string> allowed_origins;    // besides loopback origins
+  // The HTTP front's limits (src/http/front.h, docs/security-http.md).
+  int threads = 128;
+  int reserve = 32;
+  int max_connections = 4096;
+  int max_per_peer = 256;
+  int64_t header_timeout_ms = 10000;
+  int64_t body_timeout_ms = 60000;
+  int64_t idle_timeout_ms = 60000;
+  int64_t stop_grace_ms = 10000;
+  int64_t max_body = 4 << 20;
+  int64_t max_header_bytes = 64 << 10;
 };
+
+}  // namespace baton
+namespace CLI {
+class App;
+}  // namespace CLI
+namespace baton {
+
+// `baton serve`'s flags for the HTTP front's limits (serve.cc).
+void AddServeLimitFlags(CLI::App& serve, ServeOptions& options);
 
 // `baton serve`.
 int RunServe(const GlobalOptions& g, const ServeOptions& options);

@@ -1,7 +1,15 @@
 // `baton serve`: opens the store, starts group commit and the HTTP server,
-// prints where it listens, and on SIGINT/SIGTERM stops accepting requests,
-// finishes the batch in flight and exits 0.
+// prints where it listens, and on SIGINT/SIGTERM stops within a bounded
+// time: stops accepting, closes idle and unfinished connections, lets
+// requests in flight finish for --stop-grace-ms, finishes the batch in
+// flight and exits 0 (naming on stderr any request it had to abandon). A
+// second signal, or a stop that takes far longer, exits at once.
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
 #include <condition_variable>
 #include <csignal>
 #include <iostream>
@@ -81,7 +89,61 @@ class Housekeeper {
   std::thread thread_;
 };
 
+// Connections cost a descriptor each: take the hard limit (the soft one is
+// often 1024). Returns the soft limit now in force.
+rlim_t RaiseDescriptorLimit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return 1024;
+  if (lim.rlim_cur < lim.rlim_max) {
+    rlimit raised = lim;
+    raised.rlim_cur = lim.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) lim = raised;
+  }
+  return lim.rlim_cur;
+}
+
 }  // namespace
+
+void AddServeLimitFlags(CLI::App& serve, ServeOptions& o) {
+  serve.add_option("--threads", o.threads, "request workers (only a complete request takes one)")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 4096));
+  serve.add_option("--reserve", o.reserve,
+                   "workers that streams and waits (/mcp, mail.wait, ...) may not take")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4095));
+  serve.add_option("--max-connections", o.max_connections,
+                   "open connections in total; past it a new one gets 503")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  serve.add_option("--max-connections-per-peer", o.max_per_peer,
+                   "open connections from one address; past it a new one gets 503")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  serve.add_option("--header-timeout-ms", o.header_timeout_ms,
+                   "time for a request's line and headers, from its first byte (408 after)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{100}, int64_t{3600000}));
+  serve.add_option("--body-timeout-ms", o.body_timeout_ms,
+                   "time for a request's body, from the end of its headers (408 after)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{100}, int64_t{3600000}));
+  serve.add_option("--idle-timeout-ms", o.idle_timeout_ms,
+                   "close a kept-alive connection with no request for this long")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{100}, int64_t{3600000}));
+  serve.add_option("--stop-grace-ms", o.stop_grace_ms,
+                   "on SIGTERM/SIGINT, how long requests in flight may finish")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, int64_t{600000}));
+  serve.add_option("--max-body", o.max_body, "largest request body in bytes (413 past it)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1024}, int64_t{1} << 30));
+  serve.add_option("--max-header-bytes", o.max_header_bytes,
+                   "largest request line and headers in bytes (431 past it)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{4096}, int64_t{16} << 20));
+}
 
 int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
   const std::string& listen = serve_options.listen;
@@ -113,16 +175,54 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
   }
   http.mcp_tools = serve_options.mcp_tools;
   http.allowed_origins = serve_options.allowed_origins;
+  http.threads = serve_options.threads;
+  http.reserve = serve_options.reserve;
+  http.header_timeout_ms = serve_options.header_timeout_ms;
+  http.body_timeout_ms = serve_options.body_timeout_ms;
+  http.idle_timeout_ms = serve_options.idle_timeout_ms;
+  http.stop_grace_ms = serve_options.stop_grace_ms;
+  http.max_body = static_cast<size_t>(serve_options.max_body);
+  http.max_header_bytes = static_cast<size_t>(serve_options.max_header_bytes);
+  http.max_per_peer = serve_options.max_per_peer;
+  // Room for the store, the workers' own files and the listener.
+  const rlim_t descriptors = RaiseDescriptorLimit();
+  const int64_t room = static_cast<int64_t>(descriptors) - 256;
+  http.max_connections = static_cast<int>(
+      std::min<int64_t>(serve_options.max_connections, std::max<int64_t>(16, room)));
+  if (http.max_connections < serve_options.max_connections) {
+    std::cerr << "baton serve: --max-connections " << serve_options.max_connections
+              << " lowered to " << http.max_connections << " (the descriptor limit is "
+              << descriptors << ")\n";
+  }
   HttpServer server(**api, http);
   Result<int> port = server.Bind();
   if (!port.ok()) return ReportError(port.status(), g.output);
 
+  std::atomic<bool> stopped{false};
+  const int64_t hard_stop_ms = http.stop_grace_ms + 15000;
   std::thread watcher([&] {
     int sig = 0;
     sigwait(&set, &sig);
+    if (stopped.load()) return;
     std::cerr << "baton serve: " << (sig == SIGINT ? "SIGINT" : "SIGTERM")
-              << ", finishing the batch in flight and stopping\n";
+              << ", stopping: no new connections, requests in flight get "
+              << http.stop_grace_ms << " ms, then the batch in flight is finished\n";
     server.Stop();
+    // Whatever happens next (a writer that does not finish, a second
+    // signal), the process ends within a bound.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(hard_stop_ms);
+    while (!stopped.load() && std::chrono::steady_clock::now() < until) {
+      timespec tick{0, 100 * 1000 * 1000};
+      if (sigtimedwait(&set, nullptr, &tick) > 0) {
+        if (stopped.load()) return;  // the wake-up below, not a signal
+        std::cerr << "baton serve: second signal, exiting now\n";
+        _exit(1);
+      }
+    }
+    if (!stopped.load()) {
+      std::cerr << "baton serve: still stopping after " << hard_stop_ms << " ms, exiting now\n";
+      _exit(1);
+    }
   });
 
   Result<Json> status = (*api)->Call("store.status", Json::object(), SystemActor());
@@ -146,11 +246,24 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
     Housekeeper housekeeper(**api, serve_options);
     server.Serve();
   }
+  const std::vector<std::string> stuck = server.Stuck();
+  for (const std::string& request : stuck) {
+    std::cerr << "baton serve: abandoning a request that did not finish within --stop-grace-ms: "
+              << request << "\n";
+  }
   (*api)->Shutdown();
+  stopped = true;
   if (watcher.joinable()) {
     // Serve() can also end without a signal (socket error): wake the watcher.
     pthread_kill(watcher.native_handle(), SIGTERM);
     watcher.join();
+  }
+  if (!stuck.empty()) {
+    // The abandoned workers still run inside the engine: do not wait for
+    // them in destructors. The batch in flight was finished above.
+    std::cerr << "baton serve: stopped (" << stuck.size() << " request(s) abandoned)\n";
+    std::cout.flush();
+    _exit(0);
   }
   std::cerr << "baton serve: stopped cleanly\n";
   return 0;

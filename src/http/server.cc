@@ -1,12 +1,14 @@
 #include "http/server.h"
 
 #include <httplib.h>
-#include <sys/socket.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <mutex>
 
 #include "baton/error_table.h"
+#include "http/front.h"
 #include "mcp/http_endpoint.h"
 #include "mcp/protocol.h"
 
@@ -22,15 +24,71 @@ void SendError(httplib::Response& res, const Status& s) {
   SendJson(res, HttpStatusFor(s), Json{{"error", s.ToJson()}});
 }
 
+// The routes, with httplib's request processing open to the front.
+class Router : public httplib::Server {
+ public:
+  bool Process(httplib::Stream& strm, bool close_connection, bool& closed) {
+    return process_request(strm, close_connection, closed, nullptr);
+  }
+  // httplib ends a streamed (content provider) response once its listening
+  // socket is INVALID_SOCKET, which it is here (the front listens): give it
+  // the front's while serving.
+  void SetListening(int fd) { svr_sock_ = fd; }
+};
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// "host" of "host", "host:port", "[v6]" or "[v6]:port", lower case.
+std::string HostOnly(const std::string& value) {
+  if (!value.empty() && value.front() == '[') {
+    const size_t close = value.find(']');
+    return Lower(close == std::string::npos ? value : value.substr(0, close + 1));
+  }
+  const size_t colon = value.find(':');
+  if (colon != std::string::npos && value.find(':', colon + 1) != std::string::npos) {
+    return Lower("[" + value + "]");  // a bare IPv6 address
+  }
+  return Lower(value.substr(0, colon));
+}
+
+// The host of an origin ("scheme://host[:port]").
+std::string OriginHost(const std::string& origin) {
+  const size_t scheme = origin.find("://");
+  std::string rest = scheme == std::string::npos ? origin : origin.substr(scheme + 3);
+  rest = rest.substr(0, rest.find('/'));
+  return HostOnly(rest);
+}
+
 }  // namespace
+
+bool HostAllowed(const std::string& host_header, const std::string& bound_host,
+                 const std::string& local_addr, const std::vector<std::string>& allowed_origins) {
+  const std::string host = HostOnly(host_header);
+  if (host.empty()) return false;
+  if (mcp::IsLoopbackHostName(host)) return true;
+  for (const std::string& own : {bound_host, local_addr}) {
+    if (!own.empty() && host == HostOnly(own.find(':') != std::string::npos && own.front() != '['
+                                             ? "[" + own + "]"
+                                             : own)) {
+      return true;
+    }
+  }
+  for (const std::string& origin : allowed_origins) {
+    if (host == OriginHost(origin)) return true;
+  }
+  return false;
+}
 
 bool IsLoopbackHost(const std::string& host) { return mcp::IsLoopbackHostName(host); }
 
 struct HttpServer::Impl {
   Api& api;
   HttpOptions options;
-  httplib::Server server;
-  int listen_fd = -1;
+  Router server;
+  std::unique_ptr<http::Front> front;
   // The MCP endpoints, one per combination of tool sets asked for.
   std::mutex mcp_mu;
   std::map<std::string, std::unique_ptr<mcp::McpServer>> mcp_servers;  // GUARDED_BY(mcp_mu)
@@ -94,12 +152,43 @@ struct HttpServer::Impl {
     (*endpoint)->Handle(req, res);
   }
 
-  void HandleOp(const httplib::Request& req, httplib::Response& res) {
+  // The body is read here (not by httplib, whose form-urlencoded reader
+  // would refuse 8 KiB): it is JSON whatever the Content-Type says.
+  void HandleOp(const httplib::Request& req, httplib::Response& res,
+                const httplib::ContentReader& reader) {
+    const std::string type = req.get_header_value("Content-Type");
+    if (Lower(type).rfind("multipart/", 0) == 0) {
+      SendJson(res, 415,
+               Json{{"error", InvalidArgumentError(
+                                  "Content-Type " + type.substr(0, 100) +
+                                  ": operations take a JSON object as the body (send "
+                                  "Content-Type: application/json)")
+                                  .ToJson()}});
+      return;
+    }
+    std::string body;
+    bool too_large = false;
+    reader([&](const char* data, size_t n) {
+      if (body.size() + n > options.max_body) {
+        too_large = true;
+        return false;
+      }
+      body.append(data, n);
+      return true;
+    });
+    if (too_large) {
+      SendJson(res, 413,
+               Json{{"error", ResourceExhaustedError(
+                                  "the request body is larger than the limit of " +
+                                  std::to_string(options.max_body) + " bytes (--max-body)")
+                                  .ToJson()}});
+      return;
+    }
     Result<Actor> actor = CallerOf(req);
     if (!actor.ok()) return SendError(res, actor.status());
     Json input = Json::object();
-    if (!req.body.empty()) {
-      Result<Json> parsed = ParseJson(req.body, "request body");
+    if (!body.empty()) {
+      Result<Json> parsed = ParseJson(body, "request body");
       if (!parsed.ok()) return SendError(res, parsed.status());
       input = std::move(parsed).value();
     }
@@ -111,27 +200,68 @@ struct HttpServer::Impl {
     SendJson(res, 200, *out);
   }
 
+  // Requests that may hold a worker long: every /mcp request (a stream, or
+  // a tool call that waits for a human) and the operations that compose
+  // others (waits, graph runs).
+  bool IsLong(const std::string& method, const std::string& path) {
+    if (path == "/mcp") return true;
+    const std::string prefix = "/v1/ops/";
+    if (method != "POST" || path.rfind(prefix, 0) != 0) return false;
+    const Operation* op = api.registry().Find(path.substr(prefix.size()));
+    return op != nullptr && static_cast<bool>(op->procedure);
+  }
+
+  http::FrontLimits Limits() const {
+    http::FrontLimits l;
+    l.workers = std::max(2, options.threads);
+    l.reserve = std::clamp(options.reserve, 1, l.workers - 1);
+    l.max_connections = options.max_connections;
+    l.max_per_peer = options.max_per_peer;
+    l.header_timeout_ms = options.header_timeout_ms;
+    l.body_timeout_ms = options.body_timeout_ms;
+    l.idle_timeout_ms = options.idle_timeout_ms;
+    l.stop_grace_ms = options.stop_grace_ms;
+    l.max_header_bytes = options.max_header_bytes;
+    l.max_body = options.max_body;
+    return l;
+  }
+
+  void RefuseHost(const httplib::Request& req, httplib::Response& res) {
+    const std::string host = req.get_header_value("Host").substr(0, 200);
+    const std::string rule =
+        "Host " + host +
+        ": not a name of this server (DNS rebinding protection); the Host must be a loopback "
+        "name or address, the address the server listens on, or the host of an --allow-origin";
+    if (req.path == "/mcp") {
+      res.status = 403;
+      res.set_content(DumpJson(mcp::ErrorResponse(nullptr, mcp::kInvalidRequest, "Forbidden: " + rule)),
+                      "application/json");
+      return;
+    }
+    SendJson(res, 403, Json{{"error", PermissionDeniedError(rule).ToJson()}});
+  }
+
   void Routes() {
     server.set_payload_max_length(options.max_body);
-    // Debian's cpp-httplib is built with a listen backlog of 5: when many
-    // agents connect at once the kernel drops connections it has already
-    // accepted and their first request fails to read. Remember the socket so
-    // Bind() can raise the backlog (the default options are kept).
-    server.set_socket_options([this](socket_t fd) {
-      int yes = 1;
-      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-      listen_fd = fd;
-    });
-    // Without it small responses wait for delayed ACKs (~40 ms each).
-    server.set_tcp_nodelay(true);
-    // Agents keep connections open; closing every few requests makes their
-    // next request fail to read. An idle connection closes after 5 s (as
-    // node's HTTP server does): a stopping server waits that long at most
-    // for the workers that hold one.
+    // Agents keep connections open; the front closes idle ones
+    // (idle_timeout_ms) without holding a worker.
     server.set_keep_alive_max_count(100000);
-    server.set_keep_alive_timeout(5);
-    server.new_task_queue = [n = options.threads] { return new httplib::ThreadPool(n); };
+    // Only for the Keep-Alive header's "timeout=": the front closes them.
+    server.set_keep_alive_timeout(std::max<int64_t>(1, options.idle_timeout_ms / 1000));
+    front = std::make_unique<http::Front>(
+        Limits(),
+        [this](httplib::Stream& strm, bool close, bool& closed) {
+          return server.Process(strm, close, closed);
+        },
+        [this](const std::string& method, const std::string& path) { return IsLong(method, path); });
     server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      // Browsers always send Host; a request without one is no page's.
+      if (req.has_header("Host") &&
+          !HostAllowed(req.get_header_value("Host"), options.host, req.local_addr,
+                       options.allowed_origins)) {
+        RefuseHost(req, res);
+        return httplib::Server::HandlerResponse::Handled;
+      }
       if (OriginAllowed(req)) return httplib::Server::HandlerResponse::Unhandled;
       res.status = 403;
       res.set_content(DumpJson(Json{{"error", PermissionDeniedError(
@@ -146,7 +276,8 @@ struct HttpServer::Impl {
     server.Get("/mcp", mcp);
     server.Delete("/mcp", mcp);
     server.Post(R"(/v1/ops/([A-Za-z0-9_.]+))",
-                [this](const httplib::Request& q, httplib::Response& r) { HandleOp(q, r); });
+                [this](const httplib::Request& q, httplib::Response& r,
+                       const httplib::ContentReader& reader) { HandleOp(q, r, reader); });
     server.Get("/v1/ops", [this](const httplib::Request&, httplib::Response& r) {
       Json list = Json::array();
       for (const Operation* op : api.registry().All()) list.push_back(Registry::Describe(*op));
@@ -158,9 +289,17 @@ struct HttpServer::Impl {
     server.set_error_handler([this](const httplib::Request& req, httplib::Response& r) {
       if (!r.body.empty()) return;
       const int status = r.status;
-      const std::string what = status == 413 ? "the request body is larger than " +
-                                                   std::to_string(options.max_body) + " bytes"
-                                             : "HTTP " + std::to_string(status);
+      // httplib reads an application/x-www-form-urlencoded body (on routes
+      // other than /v1/ops) into memory only up to 8192 bytes.
+      const bool form = Lower(req.get_header_value("Content-Type"))
+                            .rfind("application/x-www-form-urlencoded", 0) == 0;
+      const std::string what =
+          status != 413 ? "HTTP " + std::to_string(status)
+          : form        ? "an application/x-www-form-urlencoded body is limited to " +
+                       std::to_string(CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH) +
+                       " bytes; send the JSON with Content-Type: application/json"
+                        : "the request body is larger than the limit of " +
+                       std::to_string(options.max_body) + " bytes (--max-body)";
       if (req.path == "/mcp") {
         r.set_content(DumpJson(mcp::ErrorResponse(nullptr, mcp::kInvalidRequest, "Invalid Request: " + what)),
                       "application/json");
@@ -191,34 +330,33 @@ Result<int> HttpServer::Bind() {
   std::string tools;
   for (const std::string& set : impl_->options.mcp_tools) tools += (tools.empty() ? "" : ",") + set;
   RETURN_IF_ERROR(impl_->Endpoint(tools).status());
-  int port = impl_->options.port;
-  if (port == 0) {
-    port = impl_->server.bind_to_any_port(impl_->options.host);
-  } else if (!impl_->server.bind_to_port(impl_->options.host, port)) {
-    port = -1;
-  }
-  if (port >= 0 && impl_->listen_fd >= 0) {
-    // listen() again on a listening socket only changes its backlog.
-    ::listen(impl_->listen_fd, 1024);
-  }
-  if (port < 0) {
-    return UnavailableError("cannot listen on " + impl_->options.host + ":" +
-                            std::to_string(impl_->options.port) +
-                            " (in use?); pick another with --listen");
-  }
-  return port;
+  return impl_->front->Listen(impl_->options.host, impl_->options.port);
 }
 
-void HttpServer::Serve() { impl_->server.listen_after_bind(); }
+void HttpServer::Serve() {
+  impl_->server.SetListening(impl_->front->listen_fd());
+  impl_->front->Run();
+  impl_->server.SetListening(INVALID_SOCKET);
+}
+
+std::vector<std::string> HttpServer::Stuck() const { return impl_->front->Stuck(); }
+
+std::string HttpServer::ServeBytes(std::string_view raw, bool run_long) {
+  if (run_long) return impl_->front->ServeBytes(raw);
+  return impl_->front->ServeBytes(raw, [this](const std::string& method, const std::string& path) {
+    return path != "/mcp" && impl_->IsLong(method, path);  // /mcp streams are not run here
+  });
+}
 
 void HttpServer::Stop() {
   if (!impl_) return;
   {
-    // Streams end first: a worker held by one would keep stop() waiting.
+    // Streams end first: a worker held by one would keep the stop waiting.
     std::lock_guard<std::mutex> lock(impl_->mcp_mu);
     for (auto& [tools, endpoint] : impl_->mcp_endpoints) endpoint->CloseAll();
   }
-  if (impl_->server.is_running()) impl_->server.stop();
+  impl_->server.SetListening(INVALID_SOCKET);  // streams end after their current write
+  impl_->front->Stop();
 }
 
 }  // namespace baton
