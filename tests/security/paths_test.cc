@@ -151,6 +151,8 @@ TEST_F(PathsTest, TheStoreIsRefusedEvenWithTheGrantPaths) {
   // Outside the roots is the grant's to allow.
   Json bound = MustCall(*api_, "mirror.bind", Bind(outside_ + "/x.json"), human);
   EXPECT_EQ(bound["path"], outside_ + "/x.json");
+  EXPECT_TRUE(fs::exists(outside_ + "/x.json"));
+  outside_before_ = Listing(outside_);
   ExpectStoreIntact("grant");
 }
 
