@@ -127,6 +127,8 @@ TEST_F(PathsTest, MirrorBindRefusesTheStoreByEverySpellingAndPathsOutsideTheRoot
       {"outside the roots", [](auto, auto o) { return o + "/x.json"; }, StatusCode::kPermissionDenied, "outside the roots"},
       {".. out of the root", [](auto p, auto) { return p + "/../outside/x.json"; }, StatusCode::kPermissionDenied, "outside the roots"},
       {"a symlink out of the root", [](auto p, auto) { return p + "/out/x.json"; }, StatusCode::kPermissionDenied, "outside the roots"},
+      {"a missing folder, .., then a symlink out",
+       [](auto p, auto) { return p + "/nope/../out/x.json"; }, StatusCode::kPermissionDenied, "outside the roots"},
       {"relative", [](auto, auto) { return std::string("x.json"); }, StatusCode::kInvalidArgument, "absolute"},
   };
   for (const PathCase& c : cases) {
@@ -160,7 +162,7 @@ TEST_F(PathsTest, MirrorBindIsForHumansAndCoordinators) {
   Status s = Refused(*api_, "mirror.bind", Bind(proj_ + "/m.json"), StatusCode::kPermissionDenied,
                      WithGrants(Agent(), AllGrants()));
   EXPECT_NE(s.message().find("mirror.bind"), std::string::npos) << s.ToString();
-  Refused(*api_, "mirror.unbind", {{"run", run_}}, StatusCode::kPermissionDenied, Agent());
+  (void)Refused(*api_, "mirror.unbind", {{"run", run_}}, StatusCode::kPermissionDenied, Agent());
   MustCall(*api_, "mirror.bind", Bind(proj_ + "/m.json"), Coordinator());
   EXPECT_TRUE(fs::exists(proj_ + "/m.json"));
   ExpectStoreIntact("role");
@@ -204,6 +206,26 @@ TEST_F(PathsTest, AStoreFileLinkedInAfterBindIsNotReplaced) {
   MustCall(*api_, "run.patch_context", {{"id", run_}, {"patch", {{"n", 1}}}}, Coordinator());
   EXPECT_EQ(InodeOf(proj_ + "/h.json"), store_inode_);
   ExpectStoreIntact("hard link after bind");
+}
+
+// --root replaces the default root; several may be given.
+TEST_F(PathsTest, RootsGivenReplaceTheProjectFolder) {
+  fs::create_directories(proj_ + "/a");
+  fs::create_directories(proj_ + "/b");
+  ApiOptions options;
+  options.store.location = store_;
+  options.roots = {proj_ + "/a", outside_};
+  Result<std::unique_ptr<Api>> opened = Api::Open(options);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Api& api = **opened;
+  MustCall(api, "mirror.bind", Bind(outside_ + "/x.json"), Coordinator());
+  MustCall(api, "mirror.bind", Bind(proj_ + "/a/x.json"), Coordinator());
+  Status s = Refused(api, "mirror.bind", Bind(proj_ + "/b/x.json"), StatusCode::kPermissionDenied,
+                     Coordinator());
+  EXPECT_NE(s.message().find("outside the roots " + proj_ + "/a, " + outside_), std::string::npos)
+      << s.ToString();
+  options.roots = {proj_ + "/none"};
+  EXPECT_EQ(Api::Open(options).status().code(), StatusCode::kInvalidArgument);
 }
 
 // ---- graph runs: commands are a grant ----
