@@ -357,6 +357,10 @@ TEST_P(CoordinationTest, ResumeDecisionGivesGeniesReasonCodes) {
 
 // ---- Wishes (Genie's wish-state suite) -----------------------------------------
 
+// The user at the terminal: reads the WISH.md fixtures, which lie outside the
+// store's project folder (other callers need the grant "paths" there).
+Actor Terminal() { return Actor{"alice", "human", AllGrants()}; }
+
 class WishTest : public CoordinationTest {
  protected:
   Json Create(const Json& groups, const std::string& slug = "w") {
@@ -369,7 +373,7 @@ const Json kChain = Json::parse(R"([{"name": "1"}, {"name": "2", "depends_on": [
                                     {"name": "3", "depends_on": ["1", "2"]}])");
 
 TEST_P(WishTest, WishMdFixtureCreatesGroupsWithInitialStatuses) {
-  Json s = MustCall(*api_, "wish.create", {{"file", WishFixture("clean-multi-group")}});
+  Json s = MustCall(*api_, "wish.create", {{"file", WishFixture("clean-multi-group")}}, Terminal());
   EXPECT_EQ(s["wish"], "clean-multi-group");
   EXPECT_EQ(Group(s, "1")["status"], "ready");
   EXPECT_EQ(Group(s, "2")["status"], "blocked");
@@ -380,14 +384,15 @@ TEST_P(WishTest, WishMdFixtureCreatesGroupsWithInitialStatuses) {
 
 TEST_P(WishTest, MalformedWishMdIsRefusedWithItsViolationsAndNothingIsWritten) {
   Status s = Refused("wish.create", {{"file", WishFixture("depends-on-dangling")}},
-                     StatusCode::kInvalidArgument);
+                     StatusCode::kInvalidArgument, Terminal());
   EXPECT_NE(s.message().find("line 43: depends-on-dangling"), std::string::npos) << s.message();
   EXPECT_EQ(s.details()["summary"]["total"], 1);
   EXPECT_TRUE(MustCall(*api_, "wish.list", Json::object())["wishes"].empty());
   ExpectRefused("wish.create", {{"file", WishFixture("missing-depends-on-field")}},
-          StatusCode::kInvalidArgument);
+          StatusCode::kInvalidArgument, Terminal());
   Json lint = MustCall(*api_, "wish.lint", {{"file", WishFixture("missing-depends-on-field")},
-                                            {"fix", true}});
+                                            {"fix", true}},
+                       Terminal());
   EXPECT_EQ(lint["violations"][0]["rule"], "missing-depends-on-field");
   EXPECT_NE(lint["fixed"].get<std::string>().find("**depends-on:** <TODO>"), std::string::npos);
 }

@@ -27,6 +27,10 @@ using testing::MustCall;
 using testing::Refused;
 using testing::TempDir;
 
+// The user at the terminal: binds mirrors anywhere but the store (the
+// mirrors here live in their own temporary folder, outside the store's).
+Actor Terminal() { return Actor{"alice", "human", AllGrants()}; }
+
 const std::string kSeeds = BATON_SOURCE_DIR "/../shared/fixtures/seeds/";
 
 std::string Read(const std::string& path) {
@@ -336,7 +340,7 @@ class MirrorTest : public FormatStoreTest {
 TEST_F(MirrorTest, BindingWritesTheFileAndEachCommitRewritesIt) {
   const std::string run = ImportGraph();
   const std::string path = files_.File("PLAN.json");
-  MustCall(*api_, "mirror.bind", {{"run", run}, {"format", "graph"}, {"path", path}});
+  MustCall(*api_, "mirror.bind", {{"run", run}, {"format", "graph"}, {"path", path}}, Terminal());
   Json file = Json::parse(Read(path));
   EXPECT_EQ(file["currentNode"], "PLAN");
   EXPECT_EQ(file["context"]["n"], 1);
@@ -358,7 +362,7 @@ TEST_F(MirrorTest, AFailingMirrorIsReportedAndNeverBlocksTheCommit) {
   const std::string folder = files_.File("state");
   fs::create_directory(folder);
   const std::string path = folder + "/g.json";
-  MustCall(*api_, "mirror.bind", {{"run", run}, {"format", "graph"}, {"path", path}});
+  MustCall(*api_, "mirror.bind", {{"run", run}, {"format", "graph"}, {"path", path}}, Terminal());
   fs::remove_all(folder);  // the mirror's folder goes away
 
   Json patched = MustCall(*api_, "run.patch_context", {{"id", run}, {"patch", {{"n", 3}}}});
@@ -390,16 +394,16 @@ TEST_F(MirrorTest, AFailingMirrorIsReportedAndNeverBlocksTheCommit) {
 TEST_F(MirrorTest, BadBindingsAreRefused) {
   const std::string run = ImportGraph();
   Refused(*api_, "mirror.bind", {{"run", run}, {"format", "graph"}, {"path", "relative.json"}},
-          StatusCode::kInvalidArgument);
+          StatusCode::kInvalidArgument, Terminal());
   Refused(*api_, "mirror.bind",
           {{"run", run}, {"format", "graph"}, {"path", files_.File("no/such/folder.json")}},
-          StatusCode::kInvalidArgument);
+          StatusCode::kInvalidArgument, Terminal());
   Refused(*api_, "mirror.bind", {{"run", "run-nope"}, {"format", "graph"}, {"path", files_.File("a.json")}},
-          StatusCode::kNotFound);
+          StatusCode::kNotFound, Terminal());
   const std::string other = ImportGraph();
-  MustCall(*api_, "mirror.bind", {{"run", run}, {"format", "graph"}, {"path", files_.File("a.json")}});
+  MustCall(*api_, "mirror.bind", {{"run", run}, {"format", "graph"}, {"path", files_.File("a.json")}}, Terminal());
   Refused(*api_, "mirror.bind", {{"run", other}, {"format", "graph"}, {"path", files_.File("a.json")}},
-          StatusCode::kAlreadyExists);
+          StatusCode::kAlreadyExists, Terminal());
 }
 
 }  // namespace

@@ -27,12 +27,23 @@ namespace baton {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::Human;
 using testing::LedgerLength;
-using testing::MustCall;
 using testing::OpenApi;
-using testing::Refused;
 using testing::TempDir;
+
+// The user at the terminal: runs command nodes and inline definitions, which
+// over HTTP and MCP need the grants "commands" and "definitions"
+// (docs/security-paths.md). The default caller of this suite.
+Actor Human() { return Actor{"alice", "human", AllGrants()}; }
+
+Json MustCall(Api& api, const std::string& op, const Json& input, const Actor& actor = Human()) {
+  return testing::MustCall(api, op, input, actor);
+}
+
+Status Refused(Api& api, const std::string& op, const Json& input, StatusCode code,
+               const Actor& actor = Human()) {
+  return testing::Refused(api, op, input, code, actor);
+}
 
 std::string IssueRunDir() { return std::string(BATON_SOURCE_DIR) + "/tests/data/graph/issue-run"; }
 

@@ -779,9 +779,11 @@ class SgaiToolsTest : public McpTest {
     options.tool_sets = {"sgai"};
     McpTest::Connect(actor, options);
   }
+  // The workdir is a temporary folder outside the memory store's roots (the
+  // current folder): the coordinator that starts the run holds "paths".
   std::string StartRun() {
     return MustCall(*api_, "sgai.start", {{"goal", kSgaiGoal}, {"workdir", dir_.path()}},
-                    Coordinator())["run"]["id"];
+                    Actor{"coord", "coordinator", {std::string(kGrantPaths)}})["run"]["id"];
   }
   testing::TempDir dir_;
 };

@@ -13,11 +13,27 @@ namespace baton {
 namespace {
 
 using testing::Agent;
-using testing::Coordinator;
-using testing::Human;
 using testing::LedgerLength;
-using testing::MustCall;
-using testing::Refused;
+
+// This suite's human and coordinator hold every grant: completing a run whose
+// GOAL.md has a completion gate runs the script ("commands"), and each
+// GOAL.md lives in a temporary folder of its own ("paths";
+// docs/security-paths.md).
+Actor Granted(Actor a) {
+  a.grants = AllGrants();
+  return a;
+}
+Actor Human() { return Granted(testing::Human()); }
+Actor Coordinator() { return Granted(testing::Coordinator()); }
+
+Json MustCall(Api& api, const std::string& op, const Json& input, const Actor& actor = Human()) {
+  return testing::MustCall(api, op, input, actor);
+}
+
+Status Refused(Api& api, const std::string& op, const Json& input, StatusCode code,
+               const Actor& actor = Human()) {
+  return testing::Refused(api, op, input, code, actor);
+}
 
 constexpr char kPlannerCoder[] = "\"planner\" -> \"coder\"\n";
 

@@ -19,10 +19,21 @@ namespace baton {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::Coordinator;
-using testing::Human;
 using testing::LedgerLength;
-using testing::MustCall;
+
+// This suite's callers hold every grant: its repositories, clones and
+// workflow folders live in temporary folders of their own, outside the
+// store's project folder ("paths"; docs/security-paths.md).
+Actor Granted(Actor a) {
+  a.grants = AllGrants();
+  return a;
+}
+Actor Human() { return Granted(testing::Human()); }
+Actor Coordinator() { return Granted(testing::Coordinator()); }
+
+Json MustCall(Api& api, const std::string& op, const Json& input, const Actor& actor = Human()) {
+  return testing::MustCall(api, op, input, actor);
+}
 
 const std::string kFixture =
     BATON_SOURCE_DIR "/../shared/fixtures/seeds/sinfonia/workflows/create-prd";

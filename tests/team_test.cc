@@ -15,10 +15,21 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::Agent;
-using testing::Coordinator;
-using testing::Human;
 using testing::LedgerLength;
-using testing::MustCall;
+
+// This suite's callers hold every grant: its repositories, clones and
+// workflow folders live in temporary folders of their own, outside the
+// store's project folder ("paths"; docs/security-paths.md).
+Actor Granted(Actor a) {
+  a.grants = AllGrants();
+  return a;
+}
+Actor Human() { return Granted(testing::Human()); }
+Actor Coordinator() { return Granted(testing::Coordinator()); }
+
+Json MustCall(Api& api, const std::string& op, const Json& input, const Actor& actor = Human()) {
+  return testing::MustCall(api, op, input, actor);
+}
 
 constexpr char kCommit[] = "git -c user.name=t -c user.email=t@example.com commit -q";
 

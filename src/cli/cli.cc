@@ -35,6 +35,7 @@ Result<ApiOptions> ResolveApiOptions(const GlobalOptions& g, bool group_commit) 
     ASSIGN_OR_RETURN(options.store.durability, ParseDurability(durability));
   }
   options.group_commit = group_commit;
+  options.roots = g.roots;
   return options;
 }
 
@@ -203,6 +204,9 @@ int RunCli(int argc, char** argv) {
   app.add_option("--role", g.role, "caller role: coordinator, agent, human, admin (default $BATON_ROLE)");
   app.add_option("--output", g.output, "json or text")->check(CLI::IsMember({"json", "text"}));
   app.add_option("--durability", g.durability, "full, normal or off (default $BATON_DURABILITY or full)");
+  app.add_option("--root", g.roots,
+                 "a folder callers may name paths under (repeatable; default: the project folder "
+                 "holding .baton/); the CLI user may name any path but the store's files");
 
   CommandEnv env(g);
   std::function<int()> run;

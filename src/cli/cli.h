@@ -26,6 +26,7 @@ struct GlobalOptions {
   std::string role;         // --role / BATON_ROLE
   std::string output = "text";
   std::string durability;   // --durability / BATON_DURABILITY / full
+  std::vector<std::string> roots;  // --root (repeatable): where callers' paths may lead
 };
 
 // Resolves flags and environment into Api options and the caller.

@@ -130,6 +130,13 @@ Result<Json> LoadAgent(Txn& txn, const std::string& id) {
 Result<Json> RegisterAgent(OpContext& ctx, const Json& in) {
   const std::string id = in.value("id", ctx.actor.id);
   RETURN_IF_ERROR(CheckSelf(ctx, id));
+  // A delivery command is a shell command baton runs later, for whoever
+  // delivers: setting one is running it (docs/security-paths.md).
+  if (in.contains("delivery_command") && !in["delivery_command"].get<std::string>().empty() &&
+      !ctx.actor.Has(kGrantCommands)) {
+    return PermissionDeniedError("delivery_command: a delivery command runs as baton's user; "
+                                 "setting one needs the grant \"commands\"");
+  }
   std::string project_id;
   if (in.contains("project")) {
     ASSIGN_OR_RETURN(project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));

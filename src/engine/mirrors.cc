@@ -38,21 +38,10 @@ Result<Json> BindMirror(OpContext& ctx, const Json& in) {
   namespace fs = std::filesystem;
   const std::string run_id = in.at("run").get<std::string>();
   const std::string format = in.at("format").get<std::string>();
-  const std::string path = NormalPath(in.at("path").get<std::string>());
+  // One spelling per file, with no symlink in it: what is bound is what the
+  // writer opens again, component by component, at each write.
+  ASSIGN_OR_RETURN(const std::string path, ctx.ScopedPath("path", in.at("path").get<std::string>()));
   const fs::path p(path);
-  if (!p.is_absolute()) {
-    return InvalidArgumentError("path: \"" + path +
-                                "\" must be absolute, so that every process writes the same "
-                                "file (the CLI makes a relative path absolute)");
-  }
-  if (ctx.store != nullptr) {
-    const std::string db = NormalPath(ctx.store->location);
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-      if (path == db + suffix) {
-        return InvalidArgumentError("path: " + path + " is the store's own file");
-      }
-    }
-  }
   std::error_code ec;
   if (!fs::is_directory(p.parent_path(), ec)) {
     return InvalidArgumentError("path: the folder " + p.parent_path().string() +
@@ -92,7 +81,12 @@ Result<Json> UnbindMirror(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(LoadRun(ctx.txn, run_id).status());
   std::string sql = std::string("SELECT ") + kMirrorColumns + " FROM mirrors WHERE run_id = ?";
   std::vector<SqlValue> params = {SqlText(run_id)};
-  const std::string path = in.contains("path") ? NormalPath(in["path"].get<std::string>()) : "";
+  std::string path;
+  if (in.contains("path")) {
+    // Resolved as bind resolved it, so any spelling of a bound file finds
+    // it; the scope is checked as for bind (no path outside it is bound).
+    ASSIGN_OR_RETURN(path, ctx.ScopedPath("path", in["path"].get<std::string>()));
+  }
   if (!path.empty()) {
     sql += " AND path = ?";
     params.push_back(SqlText(path));

@@ -16,6 +16,7 @@
 #include "model/machine.h"
 #include "store/store.h"
 #include "util/json_util.h"
+#include "util/scoped_path.h"
 
 namespace baton {
 
@@ -31,8 +32,27 @@ struct OpContext {
   // a change whose event names no run adds its run itself. Their seed-file
   // mirrors are rewritten after the commit.
   std::set<std::string> touched_runs;
+  // The roots and the store callers' paths are checked against (Api sets it;
+  // null: no path a caller names is accepted).
+  const PathScope* paths = nullptr;
 
   TransitionContext transition() const { return {op, actor.role}; }
+
+  // "path" (input field "field") resolved and checked against the roots —
+  // which the caller may leave with the grant "paths" — and the store's
+  // files (util/scoped_path.h). A relative path starts at "base"; with no
+  // base it is refused.
+  Result<std::string> ScopedPath(std::string_view field, std::string_view path,
+                                 std::string base = "") const {
+    if (paths == nullptr) {
+      return PermissionDeniedError(std::string(field) + ": " + std::string(op) +
+                                   " runs without a path scope here, so it names no path");
+    }
+    return ResolveScopedPath(*paths, {.field = field,
+                                      .path = path,
+                                      .base = std::move(base),
+                                      .may_leave_roots = actor.Has(kGrantPaths)});
+  }
 };
 
 }  // namespace baton

@@ -254,7 +254,16 @@ Result<Json> Fresh(OpContext& ctx, const Json& in, const Goal& goal, const SgaiF
 }  // namespace
 
 Result<Json> SgaiStart(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Goal goal, ReadGoal(in));
+  // GOAL.md is read and the workdir is where the completion gate script
+  // runs: both under the roots (relative ones start at baton's folder).
+  Json scoped = in;
+  std::error_code ec;
+  for (const char* key : {"goal_file", "workdir"}) {
+    if (!in.contains(key)) continue;
+    ASSIGN_OR_RETURN(scoped[key], ctx.ScopedPath(key, in[key].get<std::string>(),
+                                                 fs::current_path(ec).string()));
+  }
+  ASSIGN_OR_RETURN(Goal goal, ReadGoal(scoped));
   Result<SgaiFlow> flow = SgaiFlow::FromDot(goal.flow_text);
   if (!flow.ok()) return flow.status().WithPrefix("flow");
   std::string project_id;

@@ -297,9 +297,17 @@ Result<Json> SinfoniaStart(OpContext& ctx, const Json& in) {
   if (in.contains("workflows_root") && !has_list) {
     return InvalidArgumentError("workflows_root: only with workflows");
   }
-  Result<Plan> planned = has_dir
-                             ? PlanFromFolder(in["workflow_dir"].get<std::string>())
-                             : PlanFromPipeline(in["workflows"], in.value("workflows_root", ""));
+  // The folders are read: under the roots (relative ones start at baton's
+  // folder), never the store's.
+  std::error_code ec;
+  const std::string here = fs::current_path(ec).string();
+  std::string folder;
+  if (has_dir) {
+    ASSIGN_OR_RETURN(folder, ctx.ScopedPath("workflow_dir", in["workflow_dir"].get<std::string>(), here));
+  } else if (in.contains("workflows_root")) {
+    ASSIGN_OR_RETURN(folder, ctx.ScopedPath("workflows_root", in["workflows_root"].get<std::string>(), here));
+  }
+  Result<Plan> planned = has_dir ? PlanFromFolder(folder) : PlanFromPipeline(in["workflows"], folder);
   RETURN_IF_ERROR(planned.status());
   Plan& plan = *planned;
   Json meta = plan.meta;

@@ -180,7 +180,10 @@ Result<std::string> ResolveBaseBranch(const std::string& repo, const Json& in) {
 Result<fs::path> WorktreeRoot(const OpContext& ctx, const Json& in) {
   std::error_code ec;
   if (in.contains("worktree_root")) {
-    return fs::absolute(in["worktree_root"].get<std::string>(), ec).lexically_normal();
+    // Under the roots (or anywhere with the grant "paths"), never the store's.
+    ASSIGN_OR_RETURN(std::string root,
+                     ctx.ScopedPath("worktree_root", in["worktree_root"].get<std::string>()));
+    return fs::path(root);
   }
   const fs::path store = ctx.store != nullptr ? ctx.store->location : "";
   if (store.is_absolute()) return store.parent_path() / "teams";
@@ -388,9 +391,11 @@ Result<Json> CreateTeam(OpContext& ctx, const Json& in) {
     wish_run_id = in["wish_run"].get<std::string>();
     RETURN_IF_ERROR(LoadRun(ctx.txn, wish_run_id).status().WithPrefix("wish_run"));
   }
-  ASSIGN_OR_RETURN(std::string repo, ResolveRepo(in.at("repo").get<std::string>()));
-  ASSIGN_OR_RETURN(std::string base, ResolveBaseBranch(repo, in));
+  // Both folders are scoped before git looks at either.
+  ASSIGN_OR_RETURN(std::string repo_path, ctx.ScopedPath("repo", in.at("repo").get<std::string>()));
   ASSIGN_OR_RETURN(fs::path root, WorktreeRoot(ctx, in));
+  ASSIGN_OR_RETURN(std::string repo, ResolveRepo(repo_path));
+  ASSIGN_OR_RETURN(std::string base, ResolveBaseBranch(repo, in));
   const fs::path path = root / name;
   RETURN_IF_ERROR(CheckTarget(root, path));
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(kTeamMachine));

@@ -132,7 +132,16 @@ struct WishSource {
   std::string wish_file;
 };
 
-Result<WishSource> ReadSource(const Json& in) {
+// A wish file is read from under the roots (util/scoped_path.h); a relative
+// one starts at baton's folder.
+Result<std::string> ReadWishFile(const OpContext& ctx, const std::string& file) {
+  std::error_code ec;
+  ASSIGN_OR_RETURN(std::string real,
+                   ctx.ScopedPath("file", file, std::filesystem::current_path(ec).string()));
+  return ReadFile(real);
+}
+
+Result<WishSource> ReadSource(const OpContext& ctx, const Json& in) {
   WishSource src;
   if (in.contains("groups")) {
     for (const Json& g : in["groups"]) {
@@ -150,7 +159,7 @@ Result<WishSource> ReadSource(const Json& in) {
     text = in["markdown"].get<std::string>();
   } else if (in.contains("file")) {
     src.wish_file = in["file"].get<std::string>();
-    ASSIGN_OR_RETURN(text, ReadFile(src.wish_file));
+    ASSIGN_OR_RETURN(text, ReadWishFile(ctx, src.wish_file));
     // .genie/wishes/<slug>/WISH.md names the slug.
     src.slug = std::filesystem::path(src.wish_file).parent_path().filename().string();
   } else {
@@ -301,7 +310,7 @@ std::string WishSignature(const std::vector<WishGroupSpec>& groups) {
 }
 
 Result<Json> CreateWish(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(WishSource src, ReadSource(in));
+  ASSIGN_OR_RETURN(WishSource src, ReadSource(ctx, in));
   const std::string slug = in.value("slug", src.slug);
   if (slug.empty()) return InvalidArgumentError("slug: the wish needs a slug (none in the document)");
   RETURN_IF_ERROR(ValidateWishGroups(src.groups));
@@ -366,7 +375,7 @@ Result<Json> WishStatus(OpContext& ctx, const Json& in) {
   if (in.contains("file") || in.contains("markdown")) {
     // Genie's getOrCreateState: the document must still have the structure
     // the state was created from.
-    ASSIGN_OR_RETURN(WishSource src, ReadSource(in));
+    ASSIGN_OR_RETURN(WishSource src, ReadSource(ctx, in));
     if (WishSignature(src.groups) != wish.signature) {
       ASSIGN_OR_RETURN(std::vector<StoredGroup> stored, LoadGroups(ctx, wish.run_id));
       return RefuseChangedStructure(wish.slug, src.groups, stored);
@@ -487,7 +496,7 @@ Result<Json> LintWish(OpContext& ctx, const Json& in) {
   std::string where = "markdown";
   if (in.contains("file")) {
     where = in["file"].get<std::string>();
-    ASSIGN_OR_RETURN(text, ReadFile(where));
+    ASSIGN_OR_RETURN(text, ReadWishFile(ctx, where));
   } else if (in.contains("markdown")) {
     text = in["markdown"].get<std::string>();
   } else {

@@ -1,5 +1,7 @@
 #include "ops/api.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -8,6 +10,7 @@
 #include "model/json_schema.h"
 #include "util/atomic_file.h"
 #include "util/clock.h"
+#include "util/scoped_path.h"
 #include "util/sha256.h"
 
 namespace baton {
@@ -16,9 +19,11 @@ namespace {
 constexpr size_t kMaxIdleReaders = 8;
 
 OpContext MakeContext(Txn& txn, const Actor& actor, const MachineSet& machines,
-                      const Operation& op, const StoreInfo* info) {
+                      const Operation& op, const StoreInfo* info, const PathScope& paths) {
   const int64_t now = NowMillis();
-  return OpContext{txn, actor, machines, op.name, FormatTime(now), now, info};
+  OpContext ctx{txn, actor, machines, op.name, FormatTime(now), now, info};
+  ctx.paths = &paths;
+  return ctx;
 }
 
 std::string DefaultMachinesDir(const StoreOptions& store) {
@@ -51,6 +56,7 @@ Result<std::unique_ptr<Api>> Api::Open(const ApiOptions& options) {
   const std::string dir =
       options.machines_dir.empty() ? DefaultMachinesDir(options.store) : options.machines_dir;
   ASSIGN_OR_RETURN(api->machines_, MachineSet::Load(dir));
+  ASSIGN_OR_RETURN(api->paths_, PathScope::Make(options.roots, options.store.location));
   api->options_ = options;
   return api;
 }
@@ -132,7 +138,7 @@ Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& 
   const std::string key = input.value("idempotency_key", "");
   std::vector<MirrorTarget> mirrors;
   Result<Json> result = writer_->Submit([&](Txn& txn) -> Result<Json> {
-    OpContext ctx = MakeContext(txn, actor, *machines_, op, &info_);
+    OpContext ctx = MakeContext(txn, actor, *machines_, op, &info_, paths_);
     // Keys are scoped by caller so that two agents cannot collide.
     const std::string scoped = actor.id + "\n" + key;
     std::string request_hash;
@@ -192,7 +198,23 @@ void Api::WriteMirrors(const std::vector<MirrorTarget>& mirrors) {
 }
 
 Result<bool> Api::WriteMirror(const MirrorTarget& m) {
-  const std::string folder = std::filesystem::path(m.path).parent_path().string();
+  // The path was resolved and checked when it was bound; what it names now
+  // is checked again: a folder swapped for a symlink since, or a store file
+  // linked in its place, must not let the rename land on the store.
+  ASSIGN_OR_RETURN(std::string now, ResolveScopedPath(paths_, {.field = "path",
+                                                              .path = m.path,
+                                                              .may_leave_roots = true}));
+  if (now != m.path) {
+    return FailedPreconditionError("path: " + m.path + " now leads to " + now +
+                                   " (a symlink on the way); bind the mirror again");
+  }
+  const std::filesystem::path target(m.path);
+  const std::string folder = target.parent_path().string();
+  ASSIGN_OR_RETURN(int dir_fd, OpenFolderNoFollow(folder));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{dir_fd};
   // Writers of one folder take turns, across processes, and each renders
   // the run afresh under the lock: the last to write writes the newest state.
   ASSIGN_OR_RETURN(FolderLock lock, FolderLock::Acquire(folder));
@@ -213,7 +235,9 @@ Result<bool> Api::WriteMirror(const MirrorTarget& m) {
   ReleaseReader(std::move(conn));
   if (!still_bound) return false;
   if (!out.ok()) return out.status();
-  RETURN_IF_ERROR(WriteFileAtomically(m.path, out->text));
+  const std::string name = target.filename().string();
+  RETURN_IF_ERROR(CheckWriteTarget(paths_, dir_fd, name, m.path));
+  RETURN_IF_ERROR(WriteFileAtomicallyAt(dir_fd, name, out->text, m.path));
   return true;
 }
 
@@ -223,7 +247,7 @@ Result<Json> Api::RunRead(const Operation& op, const Json& input, const Actor& a
   {
     Result<std::unique_ptr<Txn>> txn = conn->Begin(TxnMode::kRead);
     if (!txn.ok()) return txn.status();
-    OpContext ctx = MakeContext(**txn, actor, *machines_, op, &info_);
+    OpContext ctx = MakeContext(**txn, actor, *machines_, op, &info_, paths_);
     result = Guarded(op, [&] { return op.handler(ctx, input); });
   }  // the read transaction ends here, before the connection goes back
   ReleaseReader(std::move(conn));
@@ -252,7 +276,7 @@ class NoStoreTxn final : public Txn {
 
 Result<Json> Api::RunWithoutStore(const Operation& op, const Json& input, const Actor& actor) {
   NoStoreTxn txn;
-  OpContext ctx = MakeContext(txn, actor, *machines_, op, nullptr);
+  OpContext ctx = MakeContext(txn, actor, *machines_, op, nullptr, paths_);
   return Guarded(op, [&] { return op.handler(ctx, input); });
 }
 
@@ -270,6 +294,7 @@ class Api::Runner final : public OpRunner {
     return api_.WaitForChange(&seen_, deadline_ms);
   }
   const Actor& actor() const override { return actor_; }
+  const PathScope* paths() const override { return &api_.paths_; }
 
  private:
   Api& api_;

@@ -37,6 +37,12 @@ struct ApiOptions {
   // true: one writer thread batches concurrent calls (baton serve).
   bool group_commit = false;
   int max_batch = 256;
+  // The folders callers may name paths under (mirrors, graph workdirs and
+  // state dirs, team folders...; util/scoped_path.h). Empty: the project
+  // folder, the parent of the store's ".baton" folder (else the store's
+  // folder). Callers with the grant "paths" may name others; no caller may
+  // name the store's own files.
+  std::vector<std::string> roots;
   // Check every result against its operation's output schema (a defect
   // detector: a mismatch is Internal). On in tests and Debug builds, or with
   // BATON_CHECK_OUTPUT=1; it costs a validation per call.
@@ -54,6 +60,8 @@ class Api {
 
   const Registry& registry() const { return registry_; }
   const MachineSet& machines() const { return *machines_; }
+  // The roots and store callers' paths are checked against.
+  const PathScope& paths() const { return paths_; }
   // Opens the store now if no call has yet (Call opens it on first use).
   Status EnsureStore();
   WriterStats writer_stats() const;
@@ -84,6 +92,7 @@ class Api {
   void ReleaseReader(std::unique_ptr<Connection> conn);
 
   ApiOptions options_;
+  PathScope paths_;  // set by Open, then read-only
   std::shared_ptr<const MachineSet> machines_;
   Registry registry_;
 

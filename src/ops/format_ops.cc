@@ -35,7 +35,8 @@ Json MirrorOut() {
 }
 
 Json Path() {
-  return s::Path("the mirror file's absolute path (the CLI makes a relative one absolute)");
+  return s::Path("the mirror file's absolute path (the CLI makes a relative one absolute); "
+                 "under the server's roots, never the store's own files");
 }
 
 }  // namespace
@@ -88,6 +89,9 @@ Status RegisterFormatOps(Registry& r) {
           {{"run", s::Id("the run")}, {"format", FormatName()}, {"path", Path()}},
           {"run", "format", "path"}),
       .output_schema = MirrorOut(),
+      // A mirror writes run-controlled text to a file at every commit: the
+      // people who steer runs choose where (docs/security-paths.md).
+      .roles = {"human", "coordinator"},
       .mutating = true,
       .idempotent = true,
       .destructive = true,
@@ -98,6 +102,7 @@ Status RegisterFormatOps(Registry& r) {
       .summary = "Stop mirroring a run (the file stays as last written)",
       .input_schema = s::Input({{"run", s::Id("the run")}, {"path", Path()}}, {"run"}),
       .output_schema = s::Entity({{"run_id", Str()}, {"removed", {{"type", "array"}}}}),
+      .roles = {"human", "coordinator"},
       .mutating = true,
       .handler = UnbindMirror,
   }));

@@ -23,8 +23,10 @@ namespace s = schema;
 Json WithDefinition(Json input) {
   Json& props = input["properties"];
   props["file"] = s::Path(
-      "the definition's path, YAML or JSON (the CLI makes a relative one absolute)");
-  props["text"] = s::String("the definition's text, instead of a file",
+      "the definition's path, YAML or JSON (the CLI makes a relative one absolute); under the "
+      "roots unless the caller holds the grant \"definitions\" (graph.run) or \"paths\"");
+  props["text"] = s::String("the definition's text, instead of a file (graph.run and graph.resume: "
+                            "needs the grant \"definitions\")",
                             static_cast<int>(kMaxGraphDefinitionBytes));
   props["source"] = s::String("the name messages give the text (default: the file)", 4096);
   return input;
@@ -32,13 +34,19 @@ Json WithDefinition(Json input) {
 
 Json DefinitionInput() { return WithDefinition(s::Input({})); }
 
-Result<GraphDef> LoadDefinition(const Json& in) {
+// graph.check and graph.mermaid read a file the caller names: under the
+// roots, unless the caller holds the grant "paths".
+Result<GraphDef> LoadDefinition(const OpContext& ctx, Json in) {
+  if (in.contains("file") && in["file"].is_string()) {
+    if (!in.contains("source")) in["source"] = in["file"];
+    ASSIGN_OR_RETURN(in["file"], ctx.ScopedPath("file", in["file"].get<std::string>()));
+  }
   ASSIGN_OR_RETURN(LoadedGraph g, LoadGraphDefinition(in));
   return std::move(g.def);
 }
 
-Result<Json> GraphCheck(OpContext&, const Json& in) {
-  ASSIGN_OR_RETURN(GraphDef def, LoadDefinition(in));
+Result<Json> GraphCheck(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(GraphDef def, LoadDefinition(ctx, in));
   Json nodes = Json::array();
   for (const GraphNode& n : def.nodes) {
     nodes.push_back({{"name", n.name}, {"type", n.type}, {"result_key", n.result_key}});
@@ -50,8 +58,8 @@ Result<Json> GraphCheck(OpContext&, const Json& in) {
               {"nodes", nodes}};
 }
 
-Result<Json> GraphMermaidOp(OpContext&, const Json& in) {
-  ASSIGN_OR_RETURN(GraphDef def, LoadDefinition(in));
+Result<Json> GraphMermaidOp(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(GraphDef def, LoadDefinition(ctx, in));
   return Json{{"mermaid", GraphMermaid(def)}};
 }
 

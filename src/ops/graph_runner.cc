@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <iterator>
+#include <set>
 #include <thread>
 
 #include "engine/graph_nodes.h"
 #include "util/clock.h"
 #include "util/sha256.h"
+#include "util/scoped_path.h"
 #include "util/subprocess.h"
 
 namespace baton {
@@ -20,11 +23,95 @@ constexpr int64_t kHumanWaitSliceMillis = 30000;
 // Retry backoff doubles per attempt up to this.
 constexpr int64_t kMaxBackoffMillis = 3600000;
 
-Json RunnerId() {
+// The runner, and who started it with which grants: it goes into the run's
+// graph.started (or take-over) event, so the ledger says what let it run.
+Json RunnerId(const OpRunner& runner, const std::set<std::string>& grants) {
   return {{"token", NewId("runner")},
           {"host", HostName()},
           {"pid", static_cast<int64_t>(getpid())},
-          {"start", ProcessStartTicks(getpid())}};
+          {"start", ProcessStartTicks(getpid())},
+          {"caller", {{"id", runner.actor().id}, {"role", runner.actor().role}}},
+          {"grants", Json(std::vector<std::string>(grants.begin(), grants.end()))}};
+}
+
+// Node types whose running runs something outside baton: a program, an
+// agent, a request, a model.
+constexpr std::string_view kCommandNodeTypes[] = {"command", "dynamic-command", "agent",
+                                                  "dynamic-agent", "http", "llm",
+                                                  "slash-command"};
+
+bool RunsCommands(const GraphNode& node) {
+  return std::find(std::begin(kCommandNodeTypes), std::end(kCommandNodeTypes), node.type) !=
+         std::end(kCommandNodeTypes);
+}
+
+// "path" resolved for the runner's caller: inside the roots, or outside them
+// when the caller holds "grant" (then added to "used"). The store's files are
+// refused either way.
+Result<std::string> Scoped(const OpRunner& runner, std::string_view field, const std::string& path,
+                           const std::string& base, std::string_view grant,
+                           std::set<std::string>& used) {
+  const PathScope* scope = runner.paths();
+  if (scope == nullptr) {
+    return PermissionDeniedError(std::string(field) + ": no path scope here, so no path is accepted");
+  }
+  Result<std::string> inside = ResolveScopedPath(*scope, {.field = field, .path = path,
+                                                          .base = base, .grant = grant});
+  if (inside.ok() || inside.status().code() != StatusCode::kPermissionDenied ||
+      !runner.actor().Has(grant)) {
+    return inside;
+  }
+  ASSIGN_OR_RETURN(std::string outside, ResolveScopedPath(*scope, {.field = field,
+                                                                   .path = path,
+                                                                   .base = base,
+                                                                   .may_leave_roots = true}));
+  used.insert(std::string(grant));
+  return outside;
+}
+
+// The definition source of "in" ("file" resolved; "text" needs the grant
+// "definitions" unless "stored": the run's own, accepted when it started).
+Result<Json> ScopeDefinition(const OpRunner& runner, Json in, bool stored,
+                             std::set<std::string>& used) {
+  if (in.contains("file") && in["file"].is_string()) {
+    ASSIGN_OR_RETURN(std::string file, Scoped(runner, "file", in["file"].get<std::string>(), "",
+                                              kGrantDefinitions, used));
+    if (!in.contains("source")) in["source"] = in["file"];
+    in["file"] = file;
+  } else if (in.contains("text") && !stored) {
+    if (!runner.actor().Has(kGrantDefinitions)) {
+      return PermissionDeniedError(
+          "text: a definition given inline runs only for a caller with the grant \"definitions\" "
+          "(give the file of a definition under the roots instead)");
+    }
+    used.insert(std::string(kGrantDefinitions));
+  }
+  return in;
+}
+
+// Refuses "def" when it runs commands and the caller may not; resolves each
+// node's cwd (relative ones start at "workdir") in place.
+Status ScopeNodes(const OpRunner& runner, GraphDef& def, const std::string& workdir,
+                  std::set<std::string>& used) {
+  for (GraphNode& node : def.nodes) {
+    if (RunsCommands(node)) {
+      if (!runner.actor().Has(kGrantCommands)) {
+        return PermissionDeniedError("nodes: node " + node.name + " is a " + node.type +
+                                     " node, which runs outside baton; running it needs the grant "
+                                     "\"commands\"");
+      }
+      used.insert(std::string(kGrantCommands));
+    }
+    auto cwd = node.options.find("cwd");
+    if (cwd == node.options.end() || !cwd->is_string() || cwd->get<std::string>().empty()) continue;
+    std::error_code ec;
+    const std::string base = workdir.empty() ? std::filesystem::current_path(ec).string() : workdir;
+    ASSIGN_OR_RETURN(std::string resolved,
+                     Scoped(runner, "node " + node.name + ": cwd", cwd->get<std::string>(), base,
+                            kGrantPaths, used));
+    *cwd = resolved;
+  }
+  return Status();
 }
 
 Json DefinitionMeta(const LoadedGraph& g) {
@@ -235,7 +322,9 @@ Result<LoadedGraph> LoadGraphDefinition(const Json& in) {
 }
 
 Result<Json> RunGraph(OpRunner& runner, const Json& in) {
-  ASSIGN_OR_RETURN(LoadedGraph g, LoadGraphDefinition(in));
+  std::set<std::string> used;
+  ASSIGN_OR_RETURN(Json source, ScopeDefinition(runner, in, /*stored=*/false, used));
+  ASSIGN_OR_RETURN(LoadedGraph g, LoadGraphDefinition(source));
   // As @sys/graph's run(id): a run that exists is resumed, a completed one
   // is left as it is.
   if (in.contains("id")) {
@@ -263,10 +352,19 @@ Result<Json> RunGraph(OpRunner& runner, const Json& in) {
   for (auto it = patch.begin(); it != patch.end(); ++it) context[it.key()] = it.value();
   std::string workdir = in.value("workdir", "");
   if (workdir.empty()) {
+    // The runner's own folder, not one the caller named.
     std::error_code ec;
     workdir = std::filesystem::current_path(ec).string();
+  } else {
+    ASSIGN_OR_RETURN(workdir, Scoped(runner, "workdir", workdir, "", kGrantPaths, used));
   }
-  const Json id = RunnerId();
+  RETURN_IF_ERROR(ScopeNodes(runner, g.def, workdir, used));
+  std::string state_dir;
+  if (in.contains("state_dir")) {
+    ASSIGN_OR_RETURN(state_dir, Scoped(runner, "state_dir", in["state_dir"].get<std::string>(), "",
+                                       kGrantPaths, used));
+  }
+  const Json id = RunnerId(runner, used);
   Json start = {{"definition", DefinitionMeta(g)},
                 {"entry", g.def.entry()},
                 {"context", context},
@@ -275,12 +373,12 @@ Result<Json> RunGraph(OpRunner& runner, const Json& in) {
   for (const char* key : {"id", "title", "project", "keep_last", "state_dir"}) {
     if (in.contains(key)) start[key] = in[key];
   }
-  if (in.contains("state_dir")) {
+  if (!state_dir.empty()) {
+    start["state_dir"] = state_dir;
     std::error_code ec;
-    std::filesystem::create_directories(in["state_dir"].get<std::string>(), ec);
+    std::filesystem::create_directories(state_dir, ec);
     if (ec) {
-      return InvalidArgumentError("state_dir: cannot create " + in["state_dir"].get<std::string>() +
-                                  ": " + ec.message());
+      return InvalidArgumentError("state_dir: cannot create " + state_dir + ": " + ec.message());
     }
   }
   ASSIGN_OR_RETURN(Json run, runner.CallAsSystem("graph.start", start));
@@ -305,6 +403,7 @@ Result<Json> ResumeGraph(OpRunner& runner, const Json& in) {
   }
   const Json stored = run["meta"].value("graph", Json::object()).value("definition", Json::object());
   Json source = Json::object();
+  bool stored_text = false;
   if (in.contains("file") || in.contains("text")) {
     for (const char* key : {"file", "text", "source"}) {
       if (in.contains(key)) source[key] = in[key];
@@ -315,9 +414,17 @@ Result<Json> ResumeGraph(OpRunner& runner, const Json& in) {
   } else {
     ASSIGN_OR_RETURN(Json text, runner.CallAsSystem("graph.definition", {{"id", run_id}}));
     source = {{"text", text["text"]}, {"source", text.value("source", "<text>")}};
+    stored_text = true;
   }
+  std::set<std::string> used;
+  ASSIGN_OR_RETURN(source, ScopeDefinition(runner, source, stored_text, used));
   ASSIGN_OR_RETURN(LoadedGraph g, LoadGraphDefinition(source));
-  const Json id = RunnerId();
+  // The workdir was checked when the run started; each node's cwd is checked
+  // again, for this definition and this caller.
+  const std::string workdir =
+      run["meta"].value("graph", Json::object()).value("workdir", std::string());
+  RETURN_IF_ERROR(ScopeNodes(runner, g.def, workdir, used));
+  const Json id = RunnerId(runner, used);
   ASSIGN_OR_RETURN(Json taken, runner.CallAsSystem("graph.take_over",
                                                    {{"run", run_id},
                                                     {"runner", id},

@@ -132,6 +132,11 @@ Status DeliverOne(OpRunner& runner, const Json& in, const std::string& id, const
 // per pass: once one has been pushed, the agent is busy with it although its
 // status says idle until it reports again.
 Result<Json> DeliverMail(OpRunner& runner, const Json& in) {
+  // Delivery commands are shell commands run as baton's user.
+  if (!runner.actor().Has(kGrantCommands)) {
+    return PermissionDeniedError("mail.deliver runs the agents' delivery commands; it needs the "
+                                 "grant \"commands\"");
+  }
   Json query = {{"limit", in.value("limit", 100)}};
   if (in.contains("agent")) query["agent"] = in["agent"];
   ASSIGN_OR_RETURN(Json pending, runner.CallAsSystem("mail.pending_deliveries", query));

@@ -46,6 +46,9 @@ class OpRunner {
   // "deadline_ms" (NowMillis time). False once the deadline has passed.
   virtual bool WaitForChange(int64_t deadline_ms) = 0;
   virtual const Actor& actor() const = 0;
+  // The roots and store the caller's paths are checked against
+  // (util/scoped_path.h); null: no path a caller names is accepted.
+  virtual const PathScope* paths() const { return nullptr; }
 };
 
 // An operation that is not one transaction: a long poll (mail.wait) or work

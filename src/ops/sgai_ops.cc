@@ -66,6 +66,12 @@ Result<Json> UpdateWorkflowState(OpRunner& runner, const Json& in) {
       return out;
     }
     const std::string script = out.value("script", "");
+    // The gate is a shell script from GOAL.md, run as baton's user.
+    if (!runner.actor().Has(kGrantCommands)) {
+      return PermissionDeniedError("status: completing run " + in.at("run").get<std::string>() +
+                                   " runs its completion gate script `" + script +
+                                   "`; running it needs the grant \"commands\"");
+    }
     SgaiGateResult gate = RunCompletionGate(script, out.value("workdir", ""),
                                             in.value("gate_timeout_ms", kDefaultGateTimeoutMillis));
     call["gate"] = {{"ok", gate.ok},
@@ -87,11 +93,11 @@ Status AddWorkflowOps(Registry& r) {
       .summary = "Start or resume an sgai workflow from GOAL.md (resumes when the goal body is "
                  "unchanged and the run is still going; otherwise a new run, the old one kept)",
       .input_schema =
-          s::Input({{"goal_file", s::String("path of the GOAL.md", 4096)},
+          s::Input({{"goal_file", s::Path("path of the GOAL.md, under the server's roots")},
                     {"goal", s::String("GOAL.md text (instead of goal_file)", 1 << 20)},
-                    {"workdir", s::String("the workspace folder (default: the GOAL.md folder); the "
-                                          "completion gate script runs here",
-                                          4096)},
+                    {"workdir", s::Path("the workspace folder (default: the GOAL.md folder), under the "
+                                        "server's roots; the completion gate script runs here "
+                                        "(completing needs the grant \"commands\" then)")},
                     {"project", s::Id("project id or name")},
                     {"run", s::Id("resume this run rather than the latest of the workdir")},
                     {"fresh", s::Boolean("start a new run even when the old one could resume")},

@@ -48,12 +48,12 @@ Status AddCreateOps(Registry& r) {
       .summary = "Create a team: a shared git clone of repo on a new branch named after the team",
       .input_schema = s::Input(
           {{"name", TeamName()},
-           {"repo", Path("the git repository to clone (its top folder)")},
+           {"repo", Path("the git repository to clone (its top folder), under the server's roots")},
            {"base_branch",
             s::String("branch to start from (default: the repo's current branch)", 200)},
            {"worktree_root",
             Path("folder that receives the clone <worktree_root>/<name> (default: \"teams\" "
-                 "beside the store file)")},
+                 "beside the store file); under the server's roots")},
            {"leader", s::Id("the agent leading the team (becomes a member)")},
            {"members", {{"type", "array"}, {"items", s::Id("agent id")}, {"maxItems", 100}}},
            {"project", s::Id("project id or name")},

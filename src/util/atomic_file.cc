@@ -42,37 +42,38 @@ std::string FolderOf(const fs::path& target) {
   return parent.empty() ? std::string(".") : parent.string();
 }
 
-Status SyncFolder(const std::string& folder) {
-  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return InternalError(Errno("opening folder", folder));
-  const int rc = ::fsync(fd);
-  const int saved = errno;
-  ::close(fd);
-  errno = saved;
-  if (rc != 0) return InternalError(Errno("fsync of folder", folder));
-  return Status();
-}
-
 }  // namespace
 
 Status WriteFileAtomically(const std::string& path, std::string_view text) {
   const fs::path target(path);
   if (target.filename().empty()) return InvalidArgumentError("path: \"" + path + "\" names no file");
   const std::string folder = FolderOf(target);
+  const int dir_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return InternalError(Errno("opening folder", folder));
+  Status written = WriteFileAtomicallyAt(dir_fd, target.filename().string(), text, path);
+  ::close(dir_fd);
+  return written;
+}
+
+Status WriteFileAtomicallyAt(int dir_fd, const std::string& name, std::string_view text,
+                             const std::string& path) {
+  if (name.empty() || name.find('/') != std::string::npos) {
+    return InvalidArgumentError("path: \"" + path + "\" names no file in its folder");
+  }
   std::random_device rd;
-  const std::string tmp = (fs::path(folder) / (TempPrefix(target) + std::to_string(::getpid()) +
-                                               "-" + std::to_string(rd())))
-                              .string();
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const std::string tmp =
+      TempPrefix(fs::path(name)) + std::to_string(::getpid()) + "-" + std::to_string(rd());
+  const int fd =
+      ::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   // Messages name the target and the step, never the temporary file's
   // random name: the same failure twice reads the same.
   if (fd < 0) return InternalError(Errno("creating a temporary file beside", path));
   // The new file keeps the old one's permissions.
   struct stat old {};
-  if (::stat(path.c_str(), &old) == 0) ::fchmod(fd, old.st_mode & 07777);
+  if (::fstatat(dir_fd, name.c_str(), &old, 0) == 0) ::fchmod(fd, old.st_mode & 07777);
   auto fail = [&](const std::string& message) {
     ::close(fd);
-    ::unlink(tmp.c_str());
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
     return InternalError(message);
   };
   bool paused = PauseMidWriteMillis() <= 0;
@@ -92,15 +93,16 @@ Status WriteFileAtomically(const std::string& path, std::string_view text) {
   }
   if (::fsync(fd) != 0) return fail(Errno("fsync of the new", path));
   if (::close(fd) != 0) {
-    ::unlink(tmp.c_str());
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
     return InternalError(Errno("closing the new", path));
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
     const std::string message = Errno("renaming the new file over", path);
-    ::unlink(tmp.c_str());
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
     return InternalError(message);
   }
-  return SyncFolder(folder);
+  if (::fsync(dir_fd) != 0) return InternalError(Errno("fsync of the folder of", path));
+  return Status();
 }
 
 Result<FolderLock> FolderLock::Acquire(const std::string& folder) {

@@ -22,6 +22,13 @@ namespace baton {
 // tests set BATON_TEST_PAUSE_MID_WRITE_MS to hold every write half done.)
 Status WriteFileAtomically(const std::string& path, std::string_view text);
 
+// The same inside the folder open as "dir_fd" (openat/renameat: the folder
+// is the one opened, whatever its path names by now), the file "name" in it;
+// "path" names the target in messages. The temporary file is created with
+// O_NOFOLLOW|O_EXCL.
+Status WriteFileAtomicallyAt(int dir_fd, const std::string& name, std::string_view text,
+                             const std::string& path);
+
 // An exclusive flock(2) on a folder, held for the object's life: writers of
 // the same folder's mirrors take it in turn, across processes.
 class FolderLock {
