@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 
 #include "test_util.h"
@@ -60,6 +61,8 @@ class HostileAgentTest : public ::testing::Test {
     // What the human set up at the terminal: a run, a task another agent
     // holds, a question for the human, a definition with a command node.
     CliJson(store_, {"run", "create", "--id", "run-h", "--title", "hostile"});
+    CliJson(store_, {"run", "set-status", "run-h", "running"});
+    CliJson(store_, {"--agent", "coord", "--role", "coordinator", "agent", "register"});
     CliJson(store_, {"task", "create", "--run", "run-h", "--id", "task-a", "--title", "a"});
     CliJson(store_, {"task", "create", "--run", "run-h", "--id", "task-b", "--title", "b"});
     CliJson(store_, {"--agent", "other", "agent", "register"});
@@ -76,6 +79,8 @@ class HostileAgentTest : public ::testing::Test {
     std::ofstream(root_.path() + "/flow.yaml")
         << "id: pwn\nnodes:\n  - name: RUN\n    type: command\n    command: touch "
         << outside_.path() << "/pwned\n    then: END\n";
+    std::ofstream(root_.path() + "/eval.yaml")
+        << "id: calm\nnodes:\n  - name: E\n    type: eval\n    code: 'return {}'\n    then: END\n";
     std::ofstream(outside_.path() + "/notes.txt") << "the user's file\n";
     fs::create_directory_symlink(root_.path() + "/.baton", root_.path() + "/link");
     fs::create_directory_symlink(outside_.path(), root_.path() + "/out");
@@ -113,7 +118,7 @@ class HostileAgentTest : public ::testing::Test {
         bind("mirror with a relative path", "../../etc/x.json"),
         {"graph from a file outside the roots", "graph.run", {{"file", "/etc/passwd"}}},
         {"graph state dir in the store's folder", "graph.run",
-         {{"file", r + "/flow.yaml"}, {"state_dir", r + "/.baton"}}},
+         {{"file", r + "/eval.yaml"}, {"state_dir", r + "/.baton"}}},
         {"graph workdir outside the roots", "graph.run",
          {{"file", r + "/flow.yaml"}, {"workdir", "/"}}},
         {"graph with a command node, no grant", "graph.run", {{"file", r + "/flow.yaml"}}},
@@ -180,40 +185,80 @@ class HostileAgentTest : public ::testing::Test {
   int64_t other_epoch_ = 1;
 };
 
+// Sends each attack with "token"; every one must be refused with a reason,
+// and the ledger, the files outside the roots and the store must be as they
+// were. "not_by" (optional) is a phrase no refusal may contain, so that a
+// table meant for the path rules is not refused by something else.
+void ExpectAllRefused(const std::string& store, const std::string& outside,
+                      const std::string& token, const std::vector<Attack>& attacks,
+                      const std::string& not_by = "") {
+  const auto outside_before = Snapshot(outside);
+  const int64_t ledger_before = LedgerLength(*OpenApi(store));
+  {
+    ServeProcess serve(store);
+    httplib::Client client("127.0.0.1", serve.port());
+    client.set_read_timeout(60, 0);
+    for (const Attack& attack : attacks) {
+      httplib::Headers headers = attack.headers;
+      if (attack.with_token) headers.emplace("Authorization", "Bearer " + token);
+      const std::string body = attack.body.empty() ? attack.input.dump() : attack.body;
+      httplib::Result res = client.Post("/v1/ops/" + attack.op, headers, body, "application/json");
+      ASSERT_TRUE(res) << attack.name << ": no answer (" << httplib::to_string(res.error()) << ")";
+      // The table, as the refusals read: the rule each one names.
+      std::cout << res->status << "  " << attack.name << ": "
+                << res->body.substr(0, res->body.find('\n')).substr(0, 240) << std::endl;
+      EXPECT_GE(res->status, 400) << attack.name << " was accepted: " << res->body;
+      EXPECT_LT(res->status, 500) << attack.name << ": " << res->body;
+      // A refusal says why: the rule, in an error object.
+      EXPECT_NE(res->body.find("\"message\""), std::string::npos) << attack.name << ": " << res->body;
+      if (!not_by.empty()) {
+        EXPECT_EQ(res->body.find(not_by), std::string::npos)
+            << attack.name << " was refused, but not by the rule under test: " << res->body;
+      }
+    }
+    // The server still answers the caller.
+    httplib::Result alive = client.Post("/v1/ops/run.show", {{"Authorization", "Bearer " + token}},
+                                        R"({"id": "run-h"})", "application/json");
+    ASSERT_TRUE(alive);
+    EXPECT_EQ(alive->status, 200) << alive->body;
+    EXPECT_EQ(serve.Signal(SIGTERM), 0);
+  }
+  EXPECT_EQ(Snapshot(outside), outside_before) << "a file outside the roots changed";
+  EXPECT_FALSE(fs::exists(outside + "/pwned")) << "a command ran";
+  EXPECT_EQ(LedgerLength(*OpenApi(store)), ledger_before) << "a refused call changed the store";
+  ProcessResult verify = RunBaton({"--store", store, "verify", "--deep"});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+}
+
 TEST_F(HostileAgentTest, EveryAttackIsRefusedAndNothingChanges) {
   ASSERT_FALSE(token_.empty());
   ASSERT_FALSE(question_.empty());
-  const auto outside_before = Snapshot(outside_.path());
-  const int64_t ledger_before = LedgerLength(*OpenApi(store_));
-  ServeProcess serve(store_);
-  httplib::Client client("127.0.0.1", serve.port());
-  client.set_read_timeout(60, 0);
   const std::vector<Attack> attacks = Attacks();
   ASSERT_GE(attacks.size(), 40u);
-  for (const Attack& attack : attacks) {
-    httplib::Headers headers = attack.headers;
-    if (attack.with_token) headers.emplace("Authorization", "Bearer " + token_);
-    const std::string body = attack.body.empty() ? attack.input.dump() : attack.body;
-    httplib::Result res = client.Post("/v1/ops/" + attack.op, headers, body, "application/json");
-    ASSERT_TRUE(res) << attack.name << ": no answer (" << httplib::to_string(res.error()) << ")";
-    EXPECT_GE(res->status, 400) << attack.name << " was accepted: " << res->body;
-    EXPECT_LT(res->status, 500) << attack.name << ": " << res->body;
-    // A refusal says why: the rule, in an error object.
-    EXPECT_NE(res->body.find("\"message\""), std::string::npos) << attack.name << ": " << res->body;
-  }
-  // The server still answers its agent.
-  httplib::Result alive = client.Post("/v1/ops/run.show", {{"Authorization", "Bearer " + token_}},
-                                      R"({"id": "run-h"})", "application/json");
-  ASSERT_TRUE(alive);
-  EXPECT_EQ(alive->status, 200) << alive->body;
-  EXPECT_EQ(serve.Signal(SIGTERM), 0);
+  ExpectAllRefused(store_, outside_.path(), token_, attacks);
+}
 
-  EXPECT_EQ(Snapshot(outside_.path()), outside_before) << "a file outside the roots changed";
-  EXPECT_FALSE(fs::exists(outside_.path() + "/pwned")) << "a command ran";
-  const int64_t ledger_after = LedgerLength(*OpenApi(store_));
-  EXPECT_EQ(ledger_after, ledger_before) << "a refused call changed the store";
-  ProcessResult verify = RunBaton({"--store", store_, "verify", "--deep"});
-  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+// A prompt-injected coordinator may bind mirrors and run graphs, so there the
+// path rules and the grants themselves are what refuse: no refusal may be
+// the role rule's.
+TEST_F(HostileAgentTest, AHostileCoordinatorMeetsThePathRulesAndTheGrants) {
+  const std::string coordinator =
+      CliJson(store_, {"token", "create", "eve", "--holder-role", "coordinator"}).value("token", "");
+  std::vector<Attack> attacks;
+  for (const Attack& a : Attacks()) {
+    if (a.op == "mirror.bind" || a.op == "graph.run" || a.op == "team.create") {
+      attacks.push_back(a);
+    }
+  }
+  const std::string r = root_.path();
+  const std::string nul("\0x", 2);
+  for (const std::string& file : {std::string("/etc/passwd"), store_ + nul, r + "/link/baton.db",
+                                  r + "/out/notes.txt"}) {
+    attacks.push_back({"graph.check reads " + file.substr(0, file.find('\0')), "graph.check",
+                       {{"file", file}}});
+  }
+  ASSERT_GE(attacks.size(), 25u);
+  ExpectAllRefused(store_, outside_.path(), coordinator, attacks, "requires role");
 }
 
 }  // namespace

@@ -26,12 +26,12 @@ TEST(InputsTest, IntegersOutsideTheirRangeAreRefusedNamingTheField) {
     std::string priority;
     std::string rule;
   } cases[] = {
-      {"9223372036854775808", "maximum"},     // 2^63: stored as INT64_MIN before
-      {"18446744073709551615", "maximum"},    // 2^64 - 1
-      {"9007199254740992", "maximum"},        // 2^53: past what every reader holds
-      {"-9223372036854775809", "minimum"},    // parsed as a float below INT64_MIN
-      {"1e300", "maximum"},
-      {"-1e300", "minimum"},
+      {"9223372036854775808", "must be <= 9007199254740991"},     // 2^63: stored as INT64_MIN before
+      {"18446744073709551615", "must be <= 9007199254740991"},    // 2^64 - 1
+      {"9007199254740992", "must be <= 9007199254740991"},        // 2^53: past what every reader holds
+      {"-9223372036854775809", "must be >= -9007199254740991"},    // parsed as a float below INT64_MIN
+      {"1e300", "must be <= 9007199254740991"},
+      {"-1e300", "must be >= -9007199254740991"},
   };
   for (const auto& c : cases) {
     const int64_t before = LedgerLength(*api);
