@@ -137,9 +137,13 @@ class SinfoniaIndexStateTest : public ::testing::Test {
 };
 
 TEST_F(SinfoniaIndexStateTest, IndexOfTheImageIsSinfoniaState) {
+  // The fixture lies outside the test store's project folder: the caller
+  // needs the grant "paths", as the terminal user holds it.
+  Actor coordinator = Coordinator();
+  coordinator.grants = {std::string(kGrantPaths)};
   const Json started = MustCall(
       *api_, "sinfonia.start",
-      {{"workflow_dir", kFixture}, {"goal", "PRD | exports"}, {"run", "prd-1"}}, Coordinator());
+      {{"workflow_dir", kFixture}, {"goal", "PRD | exports"}, {"run", "prd-1"}}, coordinator);
   ASSERT_EQ(started["run_id"], "prd-1");
   ExpectSameAsState("prd-1", "started");
 
