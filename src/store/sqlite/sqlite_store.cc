@@ -75,6 +75,7 @@ class SqliteTxn final : public Txn {
   Status RollbackTo(std::string_view name) override;
   Status Release(std::string_view name) override;
   Status Commit() override;
+  Result<std::vector<std::string>> CheckStructure() override;
 
  private:
   SqliteConnection* conn_;
@@ -83,8 +84,8 @@ class SqliteTxn final : public Txn {
 
 class SqliteConnection final : public Connection {
  public:
-  SqliteConnection(sqlite3* db, int busy_deadline_ms)
-      : db_(db), busy_deadline_ms_(busy_deadline_ms) {}
+  SqliteConnection(sqlite3* db, int busy_deadline_ms, std::string file_path)
+      : db_(db), busy_deadline_ms_(busy_deadline_ms), file_path_(std::move(file_path)) {}
   ~SqliteConnection() override {
     for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
     sqlite3_close_v2(db_);
@@ -117,6 +118,7 @@ class SqliteConnection final : public Connection {
                                int64_t* changes);
 
   sqlite3* db() { return db_; }
+  std::string file_path() const override { return file_path_; }
 
  private:
   Result<sqlite3_stmt*> Prepare(std::string_view sql);
@@ -124,6 +126,7 @@ class SqliteConnection final : public Connection {
 
   sqlite3* db_;
   int busy_deadline_ms_;
+  std::string file_path_;
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
 };
 
@@ -256,6 +259,32 @@ Status SqliteTxn::Commit() {
   return s;
 }
 
+Result<std::vector<std::string>> SqliteTxn::CheckStructure() {
+  std::vector<std::string> problems;
+  // integrity_check reads every page of every b-tree and index; it answers
+  // one row "ok" when it found nothing. It does not look at foreign keys.
+  Result<std::vector<Row>> rows = conn_->Run("PRAGMA integrity_check(100)", {}, nullptr);
+  if (!rows.ok()) {
+    // A page so broken that the check itself cannot run is its own report.
+    problems.push_back("integrity_check could not run: " + rows.status().message());
+    return problems;
+  }
+  for (const Row& r : *rows) {
+    if (r.Str(0) != "ok") problems.push_back(r.Str(0));
+  }
+  Result<std::vector<Row>> fk = conn_->Run("PRAGMA foreign_key_check", {}, nullptr);
+  if (!fk.ok()) {
+    problems.push_back("foreign_key_check could not run: " + fk.status().message());
+    return problems;
+  }
+  for (const Row& r : *fk) {
+    // table, rowid, parent table, constraint index
+    problems.push_back("foreign key: " + r.Str(0) + " rowid " + r.Str(1) +
+                       " names a missing row of " + r.Str(2));
+  }
+  return problems;
+}
+
 // "PRAGMA synchronous=FULL" and friends, from the durability's name.
 std::string SynchronousPragma(Durability d) {
   std::string level(DurabilityName(d));
@@ -279,7 +308,9 @@ class SqliteStore final : public Store {
     }
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, std::min(kBusyHandlerMs, options_.busy_deadline_ms));
-    auto conn = std::make_unique<SqliteConnection>(db, options_.busy_deadline_ms);
+    const bool in_memory = options_.location.find("vfs=memdb") != std::string::npos;
+    auto conn = std::make_unique<SqliteConnection>(db, options_.busy_deadline_ms,
+                                                   in_memory ? "" : options_.location);
     Status s = Configure(*conn);
     if (!s.ok()) return s.WithPrefix("store " + options_.location);
     return std::unique_ptr<Connection>(std::move(conn));
