@@ -259,28 +259,57 @@ Status SqliteTxn::Commit() {
   return s;
 }
 
+namespace {
+
+// Every row "sql" gives, as text, and then the error that ended it, if one
+// did: on a damaged file integrity_check reports its findings and then
+// stops with SQLITE_CORRUPT, and the findings are what the caller needs.
+std::vector<std::string> PragmaLines(sqlite3* db, const char* sql) {
+  std::vector<std::string> lines;
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+  while (rc == SQLITE_OK) {
+    const int step = sqlite3_step(stmt);
+    if (step == SQLITE_DONE) break;
+    if (step != SQLITE_ROW) {
+      rc = step;
+      break;
+    }
+    std::string line;
+    for (int i = 0; i < sqlite3_column_count(stmt); ++i) {
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, i));
+      if (i > 0) line += " ";
+      line += text == nullptr ? "NULL" : text;
+    }
+    lines.push_back(std::move(line));
+  }
+  if (rc != SQLITE_OK) lines.push_back(std::string(sql) + " stopped: " + sqlite3_errmsg(db));
+  sqlite3_finalize(stmt);
+  return lines;
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> SqliteTxn::CheckStructure() {
   std::vector<std::string> problems;
-  // integrity_check reads every page of every b-tree and index; it answers
+  // integrity_check reads every page of every b-tree and index and answers
   // one row "ok" when it found nothing. It does not look at foreign keys.
-  Result<std::vector<Row>> rows = conn_->Run("PRAGMA integrity_check(100)", {}, nullptr);
-  if (!rows.ok()) {
-    // A page so broken that the check itself cannot run is its own report.
-    problems.push_back("integrity_check could not run: " + rows.status().message());
-    return problems;
+  // A row may hold several lines, the first naming the database.
+  for (const std::string& row : PragmaLines(conn_->db(), "PRAGMA integrity_check(100)")) {
+    size_t start = 0;
+    while (start <= row.size()) {
+      size_t end = row.find('\n', start);
+      if (end == std::string::npos) end = row.size();
+      std::string line = row.substr(start, end - start);
+      if (!line.empty() && line != "ok" && line.rfind("*** in database", 0) != 0) {
+        problems.push_back(std::move(line));
+      }
+      start = end + 1;
+    }
   }
-  for (const Row& r : *rows) {
-    if (r.Str(0) != "ok") problems.push_back(r.Str(0));
-  }
-  Result<std::vector<Row>> fk = conn_->Run("PRAGMA foreign_key_check", {}, nullptr);
-  if (!fk.ok()) {
-    problems.push_back("foreign_key_check could not run: " + fk.status().message());
-    return problems;
-  }
-  for (const Row& r : *fk) {
-    // table, rowid, parent table, constraint index
-    problems.push_back("foreign key: " + r.Str(0) + " rowid " + r.Str(1) +
-                       " names a missing row of " + r.Str(2));
+  // Rows: table, rowid, parent table, constraint index.
+  for (std::string& line : PragmaLines(conn_->db(), "PRAGMA foreign_key_check")) {
+    problems.push_back("foreign key: " + line);
   }
   return problems;
 }
