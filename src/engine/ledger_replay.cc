@@ -43,6 +43,20 @@ std::string Str(const Json& p, const char* key) {
   return p.contains(key) && p[key].is_string() ? p[key].get<std::string>() : "";
 }
 
+bool Starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Events about a run that never change its status.
+bool KeepsRunStatus(const std::string& kind) {
+  for (const char* prefix : {"task.", "message.", "chat.", "mirror.", "board.", "agent.", "token."}) {
+    if (Starts(kind, prefix)) return true;
+  }
+  for (const char* exact : {"run.progress", "run.context", "question.delivered", "sgai.todos",
+                            "sgai.usage"}) {
+    if (kind == exact) return true;
+  }
+  return false;
+}
+
 void ApplyRun(Replay& r, int64_t seq, const std::string& run, const std::string& kind,
               const Json& p) {
   RowState& row = r.runs[run];
@@ -50,6 +64,9 @@ void ApplyRun(Replay& r, int64_t seq, const std::string& run, const std::string&
     row.created_seq = seq;
     row.fields["status"].Set(p.value("status", Json()), seq);
   } else if (kind == "run.status") {
+    row.fields["status"].Set(p.value("to", Json()), seq);
+  } else if (kind == "sgai.workflow_state") {
+    // sgai moves its run's status with its own event; "to" is what it stored.
     row.fields["status"].Set(p.value("to", Json()), seq);
   } else if (kind == "run.imported") {
     if (p.value("created", false) || row.created_seq == 0) row.created_seq = seq;
@@ -64,6 +81,11 @@ void ApplyRun(Replay& r, int64_t seq, const std::string& run, const std::string&
         }
       }
     }
+  } else if (!KeepsRunStatus(kind)) {
+    // A profile's own event may move the run (sgai's hand-off, a question
+    // that makes it wait): the status is unknown until the next event that
+    // states it.
+    row.fields["status"].Forget(seq);
   }
 }
 
@@ -136,8 +158,6 @@ void ApplyToken(Replay& r, int64_t seq, const std::string& kind, const Json& p) 
   }
 }
 
-bool Starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
 Status ReplayEvents(Txn& txn, const MachineSet& machines, Replay& r, int64_t* count) {
   int64_t after = 0;
   for (;;) {
@@ -151,9 +171,8 @@ Status ReplayEvents(Txn& txn, const MachineSet& machines, Replay& r, int64_t* co
       const std::string kind = e.Str(2);
       Json p = Json::parse(e.Str(3), nullptr, /*allow_exceptions=*/false);
       if (!p.is_object()) continue;  // the chain check reports altered payloads
-      if (Starts(kind, "run.") && !e.IsNull(1)) {
-        ApplyRun(r, after, e.Str(1), kind, p);
-      } else if (Starts(kind, "task.")) {
+      if (!e.IsNull(1)) ApplyRun(r, after, e.Str(1), kind, p);
+      if (Starts(kind, "task.")) {
         ApplyTask(r, after, e.Str(1), kind, p);
       } else if (Starts(kind, "agent.")) {
         ApplyAgent(r, machines, after, kind, p);

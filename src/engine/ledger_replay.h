@@ -8,7 +8,10 @@
 // What is compared, and from which events (docs/security-integrity.md):
 //
 //   runs    the row exists (run.created / run.imported); status
-//           (run.created, run.status, run.imported)
+//           (run.created, run.status, run.imported, sgai.workflow_state;
+//           any other event of the run that may move it — sgai's hand-off,
+//           a question that makes the run wait, graph.* — makes the status
+//           unknown until the next of these)
 //   tasks   the row exists (task.created, or a run.imported of its run);
 //           status (task.created, task.status, task.claimed); lease owner,
 //           epoch and expiry (task.created: none and epoch 0; task.claimed;

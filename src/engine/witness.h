@@ -52,13 +52,15 @@ Result<LedgerHead> LedgerHeadNow(Txn& txn);
 std::string WitnessPath(const std::string& store_file);
 
 // The witness file at "path": nullopt when there is none; DataLoss naming the
-// path when it exists but cannot be read as {"seq": N, "hash": "..."}.
+// path when it exists but holds no whole record (read three times).
 Result<std::optional<Witness>> ReadWitnessFile(const std::string& path);
 
-// Replaces the witness file: a unique temporary file beside it, written and
-// fdatasync'd, renamed over "path". The folder is not fsynced: after a power
-// cut the file may name an older head, which weakens the check but never
-// accuses the store wrongly (see docs/security-integrity.md).
+// Rewrites the witness file in place: one fixed-size record {seq, hash,
+// check} (check: a digest of seq and hash, so that a record read while it is
+// rewritten is known torn), without rename or fsync. A killed process leaves
+// it whole (the page cache survives); after a power cut it may name an older
+// head or be unreadable, which weakens the check but never accuses a store
+// that kept its commits (see docs/security-integrity.md).
 Status WriteWitnessFile(const std::string& path, const LedgerHead& head);
 
 // OK when the store holds every event each witness saw: the event at the

@@ -141,6 +141,8 @@ const Edit kEdits[] = {
      "role"},
 };
 
+void PrintTo(const Edit& e, std::ostream* os) { *os << e.name << ": " << e.sql; }
+
 std::string Fill(std::string text, const Seeded& s) {
   for (auto [key, value] : {std::pair<std::string, std::string>{"$RUN", s.run},
                             {"$TASK", s.task},
@@ -338,6 +340,7 @@ TEST(IntegrityTest, WitnessFileHoldsTheHeadAfterEachWrite) {
     MustCall(*api, "run.add_progress", {{"id", run}, {"description", std::to_string(i)}});
     std::ifstream in(store + ".head");
     Json witness = Json::parse(in, nullptr, false);
+    ASSERT_TRUE(witness.is_object()) << "no witness record beside " << store;
     Json status = MustCall(*api, "store.status", Json::object());
     EXPECT_EQ(witness["seq"], status["ledger"]["head_seq"]) << witness.dump();
     EXPECT_EQ(witness["hash"], status["ledger"]["head_hash"]) << witness.dump();
