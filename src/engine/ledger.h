@@ -58,7 +58,8 @@ Result<VerifyReport> VerifyLedger(Txn& txn);
 
 // The same walk over the newest "count" events only (and the link into them):
 // cheap enough for every process that opens the store for writing. Its
-// "events" counts the events walked.
+// "events" is the seq of the last event; a link or row broken before the
+// window is not seen (that is VerifyLedger's job).
 Result<VerifyReport> VerifyLedgerTail(Txn& txn, int64_t count);
 
 // The hash of an event row as stored (exposed for tests and tools).

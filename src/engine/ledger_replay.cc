@@ -47,11 +47,12 @@ bool Starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0
 
 // Events about a run that never change its status.
 bool KeepsRunStatus(const std::string& kind) {
-  for (const char* prefix : {"task.", "message.", "chat.", "mirror.", "board.", "agent.", "token."}) {
+  for (const char* prefix :
+       {"task.", "message.", "chat.", "mirror.", "board.", "agent.", "token."}) {
     if (Starts(kind, prefix)) return true;
   }
-  for (const char* exact : {"run.progress", "run.context", "question.delivered", "sgai.todos",
-                            "sgai.usage"}) {
+  for (const char* exact :
+       {"run.progress", "run.context", "question.delivered", "sgai.todos", "sgai.usage"}) {
     if (kind == exact) return true;
   }
   return false;
@@ -191,7 +192,7 @@ Json Mismatch(const std::string& table, const std::string& row, const std::strin
   std::string msg = table + " row " + row + ": " + field + " is " + Show(found) +
                     " but the ledger implies " + Show(implied);
   msg += seq > 0 ? " (set by seq " + std::to_string(seq) + ")" : " (no event created it)";
-  return Json{{"table", table}, {"row", row},  {"field", field},  {"found", found},
+  return Json{{"table", table},     {"row", row}, {"field", field}, {"found", found},
               {"implied", implied}, {"seq", seq}, {"message", msg}};
 }
 
@@ -210,8 +211,7 @@ Status Compare(Txn& txn, const std::string& table, const std::string& sql,
     const bool created = it != implied.end() && it->second.created_seq > 0;
     // The tasks of an imported run are written by the import itself.
     const std::string run = columns.back() == "run_id" ? r.Str(columns.size()) : "";
-    const bool imported =
-        imported_runs != nullptr && !run.empty() && imported_runs->contains(run);
+    const bool imported = imported_runs != nullptr && !run.empty() && imported_runs->contains(run);
     if (!created && !imported) {
       out.mismatches.push_back(Mismatch(table, id, "(row)", "present", "absent", 0));
       continue;
@@ -222,8 +222,8 @@ Status Compare(Txn& txn, const std::string& table, const std::string& sql,
       if (f == it->second.fields.end() || !f->second.value) continue;
       const SqlValue& v = r.at(i + 1);
       Json found = std::holds_alternative<std::monostate>(v) ? Json()
-                   : std::holds_alternative<int64_t>(v)     ? Json(r.Int(i + 1))
-                                                            : Json(r.Str(i + 1));
+                   : std::holds_alternative<int64_t>(v)      ? Json(r.Int(i + 1))
+                                                             : Json(r.Str(i + 1));
       // Stored in milliseconds; the events state it as a time.
       if (columns[i] == "lease_expires_at" && found.is_number_integer()) {
         found = FormatTime(found.get<int64_t>());
@@ -236,7 +236,8 @@ Status Compare(Txn& txn, const std::string& table, const std::string& sql,
   }
   for (const auto& [id, state] : implied) {
     if (state.created_seq > 0 && !seen.contains(id)) {
-      out.mismatches.push_back(Mismatch(table, id, "(row)", "absent", "present", state.created_seq));
+      out.mismatches.push_back(
+          Mismatch(table, id, "(row)", "absent", "present", state.created_seq));
     }
   }
   return Status();
@@ -257,11 +258,12 @@ Result<DeepReport> CheckStateAgainstLedger(Txn& txn, const MachineSet& machines)
                           r.tasks, &r.imported_runs, out));
   RETURN_IF_ERROR(Compare(txn, "agents", "SELECT id, status, role FROM agents ORDER BY id",
                           {"status", "role"}, r.agents, nullptr, out));
-  RETURN_IF_ERROR(Compare(txn, "tokens",
-                          "SELECT id, agent_id, role, CASE WHEN revoked_at IS NULL THEN 0 ELSE 1 END "
-                          "FROM tokens "
-                          "ORDER BY id",
-                          {"agent_id", "role", "revoked"}, r.tokens, nullptr, out));
+  RETURN_IF_ERROR(
+      Compare(txn, "tokens",
+              "SELECT id, agent_id, role, CASE WHEN revoked_at IS NULL THEN 0 ELSE 1 END "
+              "FROM tokens "
+              "ORDER BY id",
+              {"agent_id", "role", "revoked"}, r.tokens, nullptr, out));
   return out;
 }
 

@@ -68,22 +68,25 @@ Result<std::optional<Gap>> GapOf(Txn& txn, const LedgerHead& head, const Witness
 }
 
 Status GapError(const Gap& g, const Witness& w, const LedgerHead& head) {
-  Json details = {{"from", g.from},          {"to", g.to},
-                  {"witness_seq", w.head.seq}, {"witness_hash", w.head.hash},
-                  {"source", w.source},      {"head_seq", head.seq}};
+  Json details = {{"from", g.from},
+                  {"to", g.to},
+                  {"witness_seq", w.head.seq},
+                  {"witness_hash", w.head.hash},
+                  {"source", w.source},
+                  {"head_seq", head.seq}};
   std::string msg;
   if (g.diverged) {
     details["found_hash"] = g.found_hash;
-    msg = "the store's event " + std::to_string(g.from) +
-          " differs from the one acknowledged (" + w.source + " records hash " + w.head.hash +
-          ", the ledger holds " + g.found_hash + ")";
+    msg = "the store's event " + std::to_string(g.from) + " differs from the one acknowledged (" +
+          w.source + " records hash " + w.head.hash + ", the ledger holds " + g.found_hash + ")";
   } else {
     msg = "the store is missing events " + Range(g.from, g.to) + " that were acknowledged (" +
-          w.source + " records seq " + std::to_string(w.head.seq) +
-          "; the ledger ends at seq " + std::to_string(head.seq) + ")";
+          w.source + " records seq " + std::to_string(w.head.seq) + "; the ledger ends at seq " +
+          std::to_string(head.seq) + ")";
   }
-  msg += "; writes are refused until an admin runs `baton store accept-loss`, which records "
-         "the loss in the ledger (reads keep working)";
+  msg +=
+      "; writes are refused until an admin runs `baton store accept-loss`, which records "
+      "the loss in the ledger (reads keep working)";
   return Status(StatusCode::kDataLoss, msg, details);
 }
 
@@ -126,8 +129,8 @@ Result<std::optional<Witness>> ReadWitnessFile(const std::string& path) {
     std::stringstream text;
     text << in.rdbuf();
     Json j = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-    if (j.is_object() && j.contains("seq") && j["seq"].is_number_integer() &&
-        j.contains("hash") && j["hash"].is_string() && j.contains("check") &&
+    if (j.is_object() && j.contains("seq") && j["seq"].is_number_integer() && j.contains("hash") &&
+        j["hash"].is_string() && j.contains("check") &&
         j["check"] == RecordCheck(j["seq"].get<int64_t>(), j["hash"].get<std::string>())) {
       return std::optional<Witness>(
           Witness{path, LedgerHead{j["seq"].get<int64_t>(), j["hash"].get<std::string>()}});
@@ -138,8 +141,8 @@ Result<std::optional<Witness>> ReadWitnessFile(const std::string& path) {
 }
 
 Status WriteWitnessFile(const std::string& path, const LedgerHead& head) {
-  std::string text = CanonicalJson(Json{
-      {"seq", head.seq}, {"hash", head.hash}, {"check", RecordCheck(head.seq, head.hash)}});
+  std::string text = CanonicalJson(
+      Json{{"seq", head.seq}, {"hash", head.hash}, {"check", RecordCheck(head.seq, head.hash)}});
   if (text.size() + 1 > kRecordBytes) return InternalError("ledger witness: record too long");
   text.resize(kRecordBytes - 1, ' ');
   text += '\n';
@@ -198,12 +201,11 @@ Result<Json> AcceptLoss(OpContext& ctx, const std::vector<Witness>& witnesses, i
                   {"witness_seq", source != nullptr ? source->head.seq : through},
                   {"witness_hash", source != nullptr ? source->head.hash : ""},
                   {"source", source != nullptr ? source->source : "through"}};
-  ASSIGN_OR_RETURN(int64_t seq,
-                   AppendEvent(ctx, {.kind = kLossAcceptedKind,
-                                     .summary = "loss of acknowledged events " +
-                                                Range(total.from, total.to) +
-                                                " accepted by " + ctx.actor.id,
-                                     .payload = payload}));
+  ASSIGN_OR_RETURN(int64_t seq, AppendEvent(ctx, {.kind = kLossAcceptedKind,
+                                                  .summary = "loss of acknowledged events " +
+                                                             Range(total.from, total.to) +
+                                                             " accepted by " + ctx.actor.id,
+                                                  .payload = payload}));
   payload["seq"] = seq;
   return payload;
 }

@@ -78,8 +78,7 @@ Status CheckWitnesses(Txn& txn, const std::vector<Witness>& witnesses);
 // {from, to, witness_seq, witness_hash, source, seq}. FailedPrecondition
 // when no witness is ahead of the store and "through" does not reach past
 // its head. The caller's writer rewrites the witness file after the commit.
-Result<Json> AcceptLoss(OpContext& ctx, const std::vector<Witness>& witnesses,
-                        int64_t through);
+Result<Json> AcceptLoss(OpContext& ctx, const std::vector<Witness>& witnesses, int64_t through);
 
 }  // namespace baton
 

@@ -69,16 +69,16 @@ TEST(IntegrityTest, ZeroedBtreePageFailsVerifyWithSqlitesMessage) {
     auto api = OpenApi(store);
     const std::string run = MustCall(*api, "run.create", {{"profile", "baton"}})["id"];
     for (int i = 0; i < 60; ++i) {
-      MustCall(*api, "task.create",
-               {{"run", run}, {"title", "task " + std::to_string(i)},
-                {"body", std::string(300, 'x')}});
+      MustCall(
+          *api, "task.create",
+          {{"run", run}, {"title", "task " + std::to_string(i)}, {"body", std::string(300, 'x')}});
     }
     ASSERT_TRUE(Verify(*api, false).ok());
   }  // the last connection closes: the WAL is checkpointed into the file
   const int64_t page_size = std::stoll(RawValue(store, "PRAGMA page_size"));
   // A leaf page of the tasks table: the chain walk never reads it.
-  const int64_t page = std::stoll(RawValue(
-      store, "SELECT MAX(pageno) FROM dbstat WHERE name = 'tasks' AND pagetype = 'leaf'"));
+  const int64_t page = std::stoll(
+      RawValue(store, "SELECT MAX(pageno) FROM dbstat WHERE name = 'tasks' AND pagetype = 'leaf'"));
   ASSERT_GT(page, 1);
   {
     std::fstream f(store, std::ios::in | std::ios::out | std::ios::binary);
@@ -89,8 +89,8 @@ TEST(IntegrityTest, ZeroedBtreePageFailsVerifyWithSqlitesMessage) {
   }
   auto api = OpenApi(store);
   Result<Json> v = api->Call("ledger.verify", Json::object(), Human());
-  ASSERT_FALSE(v.ok()) << "verify passed a store whose tasks page " << page << " is zeros: "
-                       << v->dump();
+  ASSERT_FALSE(v.ok()) << "verify passed a store whose tasks page " << page
+                       << " is zeros: " << v->dump();
   EXPECT_EQ(v.status().code(), StatusCode::kDataLoss) << v.status().message();
   const Json details = v.status().details();
   const Json structure = details.is_object() ? details.value("structure", Json()) : Json();
@@ -122,19 +122,20 @@ const Edit kEdits[] = {
      "status"},
     {"lease_epoch", "UPDATE tasks SET lease_epoch = lease_epoch + 7 WHERE id = '$TASK'", "tasks",
      "$TASK", "lease_epoch"},
-    {"lease_owner", "UPDATE tasks SET lease_owner = 'mallory' WHERE id = '$TASK'", "tasks",
-     "$TASK", "lease_owner"},
+    {"lease_owner", "UPDATE tasks SET lease_owner = 'mallory' WHERE id = '$TASK'", "tasks", "$TASK",
+     "lease_owner"},
     {"lease_expiry",
-     "UPDATE tasks SET lease_expires_at = lease_expires_at + 86400000 WHERE id = '$TASK'",
-     "tasks", "$TASK", "lease_expires_at"},
+     "UPDATE tasks SET lease_expires_at = lease_expires_at + 86400000 WHERE id = '$TASK'", "tasks",
+     "$TASK", "lease_expires_at"},
     {"admin_token_inserted",
      "INSERT INTO tokens (id, hash, agent_id, role, note, created_by, created_at) VALUES "
      "('tok-evil', 'deadbeef', 'mallory', 'admin', '', 'mallory', '2026-01-01T00:00:00Z')",
      "tokens", "tok-evil", "(row)"},
     {"token_role", "UPDATE tokens SET role = 'admin' WHERE id = '$TOKEN'", "tokens", "$TOKEN",
      "role"},
-    {"token_revoked_forged", "UPDATE tokens SET revoked_at = '2026-01-01T00:00:00Z' WHERE id = '$TOKEN'",
-     "tokens", "$TOKEN", "revoked"},
+    {"token_revoked_forged",
+     "UPDATE tokens SET revoked_at = '2026-01-01T00:00:00Z' WHERE id = '$TOKEN'", "tokens",
+     "$TOKEN", "revoked"},
     {"agent_status", "UPDATE agents SET status = 'done' WHERE id = '$AGENT'", "agents", "$AGENT",
      "status"},
     {"agent_role", "UPDATE agents SET role = 'admin' WHERE id = '$AGENT'", "agents", "$AGENT",
@@ -179,8 +180,8 @@ TEST_P(StateEditTest, DeepVerifyNamesTheRowAndField) {
   const std::string row = Fill(e.row, seeded);
   bool named = false;
   const Json details = deep.details();
-  for (const Json& m : details.is_object() ? details.value("mismatches", Json::array())
-                                           : Json::array()) {
+  for (const Json& m :
+       details.is_object() ? details.value("mismatches", Json::array()) : Json::array()) {
     if (m["table"] == e.table && m["row"] == row && m["field"] == e.field) named = true;
   }
   EXPECT_TRUE(named) << sql << "\nwanted " << e.table << " " << row << " " << e.field
@@ -207,8 +208,7 @@ TEST(IntegrityTest, DeepVerifyPassesAfterOrdinaryWork) {
   MustCall(*api, "task.complete", {{"task", done}, {"epoch", claim["lease"]["epoch"]}},
            Agent(s.agent));
   MustCall(*api, "agent.set_status", {{"id", s.agent}, {"status", "idle"}}, Agent(s.agent));
-  MustCall(*api, "agent.register", {{"id", "lead"}, {"role", "coordinator"}},
-           Coordinator());
+  MustCall(*api, "agent.register", {{"id", "lead"}, {"role", "coordinator"}}, Coordinator());
   MustCall(*api, "token.revoke", {{"id", s.token}});
   Status deep = Verify(*api, true);
   EXPECT_TRUE(deep.ok()) << deep.message() << "\n" << deep.details().dump();
@@ -224,7 +224,8 @@ TEST(IntegrityTest, EditedEventPayloadRefusesWritesNamingTheSeq) {
     auto api = OpenApi(store);
     run = MustCall(*api, "run.create", {{"profile", "baton"}})["id"];
     for (int i = 0; i < 5; ++i) {
-      MustCall(*api, "run.add_progress", {{"id", run}, {"description", "step " + std::to_string(i)}});
+      MustCall(*api, "run.add_progress",
+               {{"id", run}, {"description", "step " + std::to_string(i)}});
     }
   }
   const int64_t head = std::stoll(RawValue(store, "SELECT MAX(seq) FROM events"));
@@ -232,7 +233,8 @@ TEST(IntegrityTest, EditedEventPayloadRefusesWritesNamingTheSeq) {
   RawSql(store, "UPDATE events SET payload = '{\\\"description\\\":\\\"forged\\\"}' WHERE seq = " +
                     std::to_string(edited));
   auto api = OpenApi(store);
-  Result<Json> write = api->Call("run.add_progress", {{"id", run}, {"description", "more"}}, Human());
+  Result<Json> write =
+      api->Call("run.add_progress", {{"id", run}, {"description", "more"}}, Human());
   ASSERT_FALSE(write.ok()) << "a write was appended onto a chain edited at seq " << edited;
   EXPECT_EQ(write.status().code(), StatusCode::kDataLoss) << write.status().message();
   EXPECT_NE(write.status().message().find("seq " + std::to_string(edited)), std::string::npos)
@@ -268,9 +270,9 @@ TEST(IntegrityTest, TruncatedWalRefusesWritesUntilTheLossIsAccepted) {
     Result<std::unique_ptr<Api>> api = Api::Open(ApiOptions{.store = {.location = store}});
     bool ok = api.ok();
     for (int i = 0; ok && i < kAcknowledged; ++i) {
-      ok = (*api)->Call("run.add_progress",
-                        {{"id", run}, {"description", "acknowledged " + std::to_string(i)}},
-                        Human())
+      ok = (*api)
+               ->Call("run.add_progress",
+                      {{"id", run}, {"description", "acknowledged " + std::to_string(i)}}, Human())
                .ok();
     }
     const char byte = ok ? 'y' : 'n';
@@ -288,12 +290,12 @@ TEST(IntegrityTest, TruncatedWalRefusesWritesUntilTheLossIsAccepted) {
   ASSERT_GT(std::filesystem::file_size(store + "-wal"), 0u);
   std::filesystem::resize_file(store + "-wal", 0);
 
-  const std::string missing = std::to_string(before + 1) + ".." +
-                              std::to_string(before + kAcknowledged);
+  const std::string missing =
+      std::to_string(before + 1) + ".." + std::to_string(before + kAcknowledged);
   auto api = OpenApi(store);
   EXPECT_EQ(LedgerLength(*api), before) << "the truncation did not drop the commits";
-  Result<Json> write = api->Call("run.add_progress", {{"id", run}, {"description", "after"}},
-                                 Human());
+  Result<Json> write =
+      api->Call("run.add_progress", {{"id", run}, {"description", "after"}}, Human());
   ASSERT_FALSE(write.ok()) << "a write was accepted on a store missing events " << missing;
   EXPECT_EQ(write.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(write.status().message().find("the store is missing events " + missing +
