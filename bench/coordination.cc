@@ -42,7 +42,7 @@ struct Args {
 };
 
 std::unique_ptr<Api> FreshApi(const std::string& path, Durability durability, bool group) {
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  for (const char* suffix : {"", "-wal", "-shm", ".head"}) std::filesystem::remove(path + suffix);
   ApiOptions options;
   options.store.location = path;
   options.store.durability = durability;
@@ -160,7 +160,7 @@ std::pair<double, double> CompletionMicros(const std::string& dir, int count) {
     large_times.push_back(TimeOneCompletion(large));
   }
   for (const char* name : {"small", "large"}) {
-    for (const char* suffix : {"", "-wal", "-shm"}) {
+    for (const char* suffix : {"", "-wal", "-shm", ".head"}) {
       std::filesystem::remove(dir + "/baton-bench-" + name + ".db" + suffix);
     }
   }
@@ -205,7 +205,7 @@ int Main(int argc, char** argv) {
   const auto [small, large] = CompletionMicros(args.dir, kCompletions);
   const double one = ClaimRate(path, 1, args.seconds);
   const double sixteen = ClaimRate(path, 16, args.seconds);
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  for (const char* suffix : {"", "-wal", "-shm", ".head"}) std::filesystem::remove(path + suffix);
 
   std::printf("| measurement | value | ratio |\n|---|---:|---:|\n");
   std::printf("| task.complete, 1,000-task graph (baseline) | %.0f µs | 1.00 |\n", small);

@@ -87,7 +87,7 @@ struct Outcome {
 Outcome RunBaton(const Args& args, const std::string& definition, int round,
                  Durability durability = Durability::kFull) {
   const std::string db = args.dir + "/baton-graph-bench-" + std::to_string(round) + ".db";
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db + suffix);
+  for (const char* suffix : {"", "-wal", "-shm", ".head"}) fs::remove(db + suffix);
   Outcome out;
   {
     ApiOptions options;
@@ -105,7 +105,7 @@ Outcome RunBaton(const Args& args, const std::string& definition, int round,
     if ((*r)["status"] != "completed") Die("the chain did not complete: " + r->dump());
   }
   out.bytes = BytesOnDisk(db);
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db + suffix);
+  for (const char* suffix : {"", "-wal", "-shm", ".head"}) fs::remove(db + suffix);
   return out;
 }
 
@@ -123,7 +123,7 @@ Json RunLangGraph(const Args& args, const std::string& mode) {
   }
   Json out = Json::parse(text, nullptr, false);
   if (out.is_discarded()) Die("LangGraph printed no JSON: " + text);
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db + suffix);
+  for (const char* suffix : {"", "-wal", "-shm", ".head"}) fs::remove(db + suffix);
   return out;
 }
 

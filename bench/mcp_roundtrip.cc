@@ -150,7 +150,7 @@ class McpClient {
 };
 
 std::string FreshStore(const std::string& path) {
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  for (const char* suffix : {"", "-wal", "-shm", ".head"}) std::filesystem::remove(path + suffix);
   return path;
 }
 

@@ -70,6 +70,7 @@ std::unique_ptr<Api> OpenBenchApi(const std::string& path) {
   std::filesystem::remove(path);
   std::filesystem::remove(path + "-wal");
   std::filesystem::remove(path + "-shm");
+  std::filesystem::remove(path + ".head");  // the ledger witness of the old store
   ApiOptions options;
   options.store.location = path;
   // BATON_BENCH_DURABILITY=off isolates CPU cost from fsync cost.

@@ -84,6 +84,7 @@ struct FixedArgs {
   std::string op;
   LogFilter log;
   TransferArgs transfer;
+  bool verify_deep = false;
 };
 
 // Registers the hand-written commands; each sets "run" when chosen.
@@ -156,8 +157,10 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
   ops->add_option("name", *oname, "operation, e.g. run.set_status");
   ops->callback([&run, &env, oname] { run = [&env, oname] { return env.ShowOps(*oname); }; });
 
-  auto* verify = app.add_subcommand("verify", "Verify the ledger's hash chain; non-zero exit naming the first broken seq");
-  verify->callback([&run, &env] { run = [&env] { return env.CallAndPrint("ledger.verify", Json::object()); }; });
+  auto* verify = app.add_subcommand("verify", "Check the store (SQLite's integrity check, the hash chain, the witness of its head); non-zero exit naming what is wrong");
+  auto* deep = &args.verify_deep;
+  verify->add_flag("--deep", *deep, "also check every run, task, lease, agent and token row against the ledger");
+  verify->callback([&run, &env, deep] { run = [&env, deep] { return env.CallAndPrint("ledger.verify", Json{{"deep", *deep}}); }; });
 
   auto* log = app.add_subcommand("log", "Show ledger events");
   auto* filter = &args.log;

@@ -155,8 +155,14 @@ std::string RenderText(const std::string& op, const Json& result) {
   if (op == "store.status") return StatusText(result);
   if (op == "machine.show") return result.value("text", "");
   if (op == "ledger.verify") {
-    return "ledger OK: " + std::to_string(result.value("events", 0)) +
-           " events verified, head " + result.value("head_hash", "") + "\n";
+    std::string text = "ledger OK: " + std::to_string(result.value("events", 0)) +
+                       " events verified, head " + result.value("head_hash", "") + "\n" +
+                       "database structure OK (SQLite integrity_check, foreign_key_check)\n";
+    if (result.value("deep", false)) {
+      text += "state OK: " + std::to_string(result.value("rows_checked", 0)) +
+              " run, task, agent and token rows agree with the ledger\n";
+    }
+    return text;
   }
   for (const ListView& view : kListViews) {
     if (result.is_object() && result.size() == 1 && result.contains(view.key)) {

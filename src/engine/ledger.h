@@ -56,6 +56,12 @@ struct VerifyReport {
 // seq that was altered, removed or moved. Reads in pages; memory stays flat.
 Result<VerifyReport> VerifyLedger(Txn& txn);
 
+// The same walk over the newest "count" events only (and the link into them):
+// cheap enough for every process that opens the store for writing. Its
+// "events" is the seq of the last event; a link or row broken before the
+// window is not seen (that is VerifyLedger's job).
+Result<VerifyReport> VerifyLedgerTail(Txn& txn, int64_t count);
+
 // The hash of an event row as stored (exposed for tests and tools).
 std::string EventHash(int64_t seq, const std::string& time,
                       const std::string& run_id, const std::string& actor_id,

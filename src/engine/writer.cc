@@ -1,12 +1,103 @@
 #include "engine/writer.h"
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
+#include <iostream>
 #include <random>
+
+#include "engine/ledger.h"
 
 namespace baton {
 
 Writer::Writer(std::unique_ptr<Connection> conn, int max_batch)
-    : conn_(std::move(conn)), max_batch_(max_batch < 1 ? 1 : max_batch) {}
+    : conn_(std::move(conn)),
+      max_batch_(max_batch < 1 ? 1 : max_batch),
+      witness_path_(WitnessPath(conn_->file_path())) {
+  // At start-up, before any write: a server refuses from its first request.
+  CheckIntegrity();
+}
+
+Status Writer::refusal() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return refusal_;
+}
+
+void Writer::AddWitnesses(std::vector<Witness> witnesses) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Witness& w : witnesses) extra_witnesses_.push_back(std::move(w));
+  checked_ = false;  // the next batch checks again, on the writer's connection
+}
+
+void Writer::CheckIntegrity() {
+  std::vector<Witness> witnesses;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    witnesses = extra_witnesses_;
+  }
+  // The witness first, the store second: a witness is written after its
+  // commit, so read in this order it is never ahead of a whole store.
+  if (!witness_path_.empty()) {
+    Result<std::optional<Witness>> file = ReadWitnessFile(witness_path_);
+    if (!file.ok()) {
+      // No evidence either way; the next commit rewrites it.
+      std::cerr << "baton: warning: " << file.status().message() << "\n";
+    } else if (file->has_value()) {
+      witnessed_ = (*file)->head;
+      witnesses.push_back(**file);
+    }
+  }
+  Status refusal;
+  bool acceptable = false;
+  bool done = true;
+  Result<std::unique_ptr<Txn>> txn = conn_->Begin(TxnMode::kRead);
+  if (!txn.ok()) {
+    done = false;  // try again before the next batch
+  } else {
+    Result<VerifyReport> tail = VerifyLedgerTail(**txn, kTailEvents);
+    if (!tail.ok()) {
+      if (tail.status().code() == StatusCode::kDataLoss) {
+        refusal = tail.status().WithPrefix("the ledger cannot be read; writes are refused");
+      } else {
+        done = false;
+      }
+    } else if (!tail->ok) {
+      refusal = Status(StatusCode::kDataLoss,
+                       "the ledger is broken at seq " + std::to_string(tail->first_broken_seq) +
+                           ": " + tail->reason +
+                           "; writes are refused so that nothing is appended onto an altered "
+                           "chain (reads keep working; `baton verify` reports the store)",
+                       Json{{"first_broken_seq", tail->first_broken_seq},
+                            {"reason", tail->reason}});
+    } else {
+      refusal = CheckWitnesses(**txn, witnesses);
+      if (!refusal.ok() && refusal.code() != StatusCode::kDataLoss) {
+        refusal = Status();
+        done = false;
+      }
+      acceptable = !refusal.ok();
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  refusal_ = refusal;
+  refusal_acceptable_ = acceptable;
+  checked_ = done;
+}
+
+void Writer::WriteWitness(const LedgerHead& head) {
+  if (witness_path_.empty()) return;
+  if (witnessed_ && witnessed_->seq == head.seq && witnessed_->hash == head.hash) return;
+  Status s = WriteWitnessFile(witness_path_, head);
+  if (s.ok()) {
+    witnessed_ = head;
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.witness_writes;
+  } else if (!witness_warned_) {
+    // The commit stands; a missing witness only weakens the loss check.
+    witness_warned_ = true;
+    std::cerr << "baton: warning: " << s.message() << "\n";
+  }
+}
 
 Writer::~Writer() { Stop(); }
 
@@ -88,39 +179,90 @@ void FailAll(std::vector<Result<Json>>& results, const Status& s) {
 
 }  // namespace
 
-void Writer::RunBatch(std::vector<Item*>& batch) {
-  std::vector<Result<Json>> results(batch.size(), Result<Json>(InternalError("not run")));
-  Result<std::unique_ptr<Txn>> txn = conn_->Begin(TxnMode::kWrite);
-  if (!txn.ok()) {
-    FailAll(results, txn.status());
-  } else {
-    bool broken = false;
-    for (size_t i = 0; i < batch.size() && !broken; ++i) {
-      Status sp = (*txn)->Savepoint("op");
-      if (!sp.ok()) {
-        FailAll(results, sp);
-        broken = true;
-        break;
+bool Writer::RunItems(Txn& txn, std::vector<Item*>& batch, std::vector<Result<Json>>& results,
+                      const Status& refused, bool* accepted) {
+  for (size_t i = 0; i < batch.size(); ++i) {
+    Status sp = txn.Savepoint("op");
+    if (!sp.ok()) {
+      FailAll(results, sp);
+      return false;
+    }
+    int64_t before = 0;
+    if (!refused.ok()) {
+      Result<LedgerHead> head = LedgerHeadNow(txn);
+      if (!head.ok()) {
+        FailAll(results, head.status());
+        return false;
       }
-      results[i] = batch[i]->fn(**txn);
-      Status end = results[i].ok() ? Status() : (*txn)->RollbackTo("op");
-      if (end.ok()) end = (*txn)->Release("op");
-      if (!end.ok()) {
-        // The transaction itself is unusable (I/O error, disk full): nothing
-        // in this batch may claim success.
-        FailAll(results, end);
-        broken = true;
+      before = head->seq;
+    }
+    results[i] = batch[i]->fn(txn);
+    if (!refused.ok() && results[i].ok()) {
+      // Only an item whose every event records an accepted loss may pass.
+      Result<std::vector<Row>> kinds = txn.Query(
+          "SELECT COUNT(*), SUM(CASE WHEN kind = ? THEN 1 ELSE 0 END) FROM events "
+          "WHERE seq > ?",
+          {SqlText(kLossAcceptedKind), SqlInt(before)});
+      const bool only_accept =
+          kinds.ok() && (*kinds)[0].Int(0) > 0 && (*kinds)[0].Int(0) == (*kinds)[0].Int(1);
+      if (only_accept) {
+        *accepted = true;
+      } else {
+        results[i] = refused;
       }
     }
-    if (!broken) {
-      Status commit = (*txn)->Commit();
-      if (!commit.ok()) {
-        for (Result<Json>& r : results) {
-          if (r.ok()) r = commit;
-        }
+    Status end = results[i].ok() ? Status() : txn.RollbackTo("op");
+    if (end.ok()) end = txn.Release("op");
+    if (!end.ok()) {
+      // The transaction itself is unusable (I/O error, disk full): nothing
+      // in this batch may claim success.
+      FailAll(results, end);
+      return false;
+    }
+  }
+  return true;
+}
+
+void Writer::RunBatch(std::vector<Item*>& batch) {
+  std::vector<Result<Json>> results(batch.size(), Result<Json>(InternalError("not run")));
+  bool checked = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    checked = checked_;
+  }
+  if (!checked) CheckIntegrity();
+  Status refused;
+  bool acceptable = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    refused = refusal_;
+    acceptable = refusal_acceptable_;
+  }
+  bool accepted = false;
+  std::optional<LedgerHead> head;
+  if (!refused.ok() && !acceptable) {
+    // A broken chain: nothing is appended onto it, not even an acceptance.
+    FailAll(results, refused);
+  } else if (Result<std::unique_ptr<Txn>> txn = conn_->Begin(TxnMode::kWrite); !txn.ok()) {
+    FailAll(results, txn.status());
+  } else if (RunItems(**txn, batch, results, refused, &accepted)) {
+    const bool any_ok =
+        std::any_of(results.begin(), results.end(), [](const Result<Json>& r) { return r.ok(); });
+    if (any_ok && !witness_path_.empty()) {
+      Result<LedgerHead> h = LedgerHeadNow(**txn);
+      if (h.ok()) head = *h;
+    }
+    Status commit = (*txn)->Commit();
+    if (!commit.ok()) {
+      head.reset();
+      for (Result<Json>& r : results) {
+        if (r.ok()) r = commit;
       }
     }
   }
+  // Before anyone is answered: an acknowledged write is always witnessed.
+  if (head && (refused.ok() || accepted)) WriteWitness(*head);
+  if (accepted) CheckIntegrity();
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.batches;

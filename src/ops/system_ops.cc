@@ -1,6 +1,8 @@
 // Operations about baton itself: the ledger, machines, operations and store.
 
 #include "engine/ledger.h"
+#include "engine/ledger_replay.h"
+#include "engine/witness.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 
@@ -19,17 +21,102 @@ Result<Json> LedgerEvents(OpContext& ctx, const Json& in) {
   return Json{{"events", events}};
 }
 
-Result<Json> LedgerVerify(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(VerifyReport report, VerifyLedger(ctx.txn));
-  if (!report.ok) {
-    return Status(StatusCode::kDataLoss,
-                  "ledger verification failed at seq " +
-                      std::to_string(report.first_broken_seq) + ": " + report.reason,
-                  Json{{"first_broken_seq", report.first_broken_seq},
-                       {"reason", report.reason},
-                       {"verified_events", report.events}});
+// The witness file of the store the operation runs on ("" in memory).
+std::string StoreWitnessPath(const OpContext& ctx) {
+  if (ctx.store == nullptr || ctx.store->location.rfind("file:", 0) == 0) return "";
+  return WitnessPath(ctx.store->location);
+}
+
+// The witness file's head, when there is one and it can be read; else what
+// went wrong, in "problem".
+std::vector<Witness> FileWitnesses(const OpContext& ctx, std::string* problem) {
+  const std::string path = StoreWitnessPath(ctx);
+  if (path.empty()) return {};
+  Result<std::optional<Witness>> w = ReadWitnessFile(path);
+  if (!w.ok()) {
+    *problem = w.status().message();
+    return {};
   }
-  return Json{{"ok", true}, {"events", report.events}, {"head_hash", report.head_hash}};
+  if (!w->has_value()) return {};
+  return {**w};
+}
+
+// Each check of `baton verify`, in order; the first lines of each failure
+// go into one message, all of it into the details.
+Result<Json> LedgerVerify(OpContext& ctx, const Json& in) {
+  // The witness before the first read: the read transaction's snapshot is
+  // taken at its first statement, so the witness cannot be ahead of it
+  // unless events were lost.
+  std::string witness_problem;
+  const std::vector<Witness> witnesses = FileWitnesses(ctx, &witness_problem);
+  const bool deep = in.value("deep", false);
+  std::vector<std::string> failures;
+  Json details = Json::object();
+
+  ASSIGN_OR_RETURN(std::vector<std::string> structure, ctx.txn.CheckStructure());
+  if (!structure.empty()) {
+    details["structure"] = structure;
+    std::string first = structure[0];
+    if (structure.size() > 1) first += " (and " + std::to_string(structure.size() - 1) + " more)";
+    failures.push_back("database structure: SQLite reports: " + first);
+  }
+  Result<VerifyReport> chain = VerifyLedger(ctx.txn);
+  if (!chain.ok()) {
+    failures.push_back("ledger: cannot be read: " + chain.status().message());
+  } else if (!chain->ok) {
+    details["first_broken_seq"] = chain->first_broken_seq;
+    details["reason"] = chain->reason;
+    details["verified_events"] = chain->events;
+    failures.push_back("ledger verification failed at seq " +
+                       std::to_string(chain->first_broken_seq) + ": " + chain->reason);
+  }
+  if (!witness_problem.empty()) failures.push_back("witness: " + witness_problem);
+  if (chain.ok()) {
+    Status w = CheckWitnesses(ctx.txn, witnesses);
+    if (!w.ok()) {
+      details["witness"] = w.details();
+      failures.push_back(w.message());
+    }
+  }
+  Json out = {{"ok", true}, {"structure", "ok"}, {"deep", deep}};
+  if (chain.ok()) {
+    out["events"] = chain->events;
+    out["head_hash"] = chain->head_hash;
+  }
+  if (deep) {
+    Result<DeepReport> state = CheckStateAgainstLedger(ctx.txn, ctx.machines);
+    if (!state.ok()) {
+      failures.push_back("state: cannot be read: " + state.status().message());
+    } else {
+      out["rows_checked"] = state->rows_checked;
+      if (!state->mismatches.empty()) {
+        details["mismatches"] = state->mismatches;
+        std::string first = state->mismatches[0]["message"].get<std::string>();
+        for (size_t i = 1; i < state->mismatches.size() && i < 5; ++i) {
+          first += "; " + state->mismatches[i]["message"].get<std::string>();
+        }
+        if (state->mismatches.size() > 5) {
+          first += "; and " + std::to_string(state->mismatches.size() - 5) + " more";
+        }
+        failures.push_back(std::to_string(state->mismatches.size()) +
+                           " state row field(s) disagree with the ledger: " + first);
+      }
+    }
+  }
+  if (failures.empty()) return out;
+  std::string message = "verification failed: " + failures[0];
+  for (size_t i = 1; i < failures.size(); ++i) message += "; " + failures[i];
+  return Status(StatusCode::kDataLoss, message, details);
+}
+
+Result<Json> StoreAcceptLoss(OpContext& ctx, const Json& in) {
+  std::string problem;
+  std::vector<Witness> witnesses = FileWitnesses(ctx, &problem);
+  if (!problem.empty()) {
+    return FailedPreconditionError("witness: " + problem +
+                                   "; nothing can be accepted from an unreadable witness");
+  }
+  return AcceptLoss(ctx, witnesses, in.value("through", int64_t{0}));
 }
 
 Json MachineSummary(const Machine& m) {
@@ -131,14 +218,43 @@ Status RegisterSystemOps(Registry& r) {
   }));
   RETURN_IF_ERROR(r.Add({
       .name = "ledger.verify",
-      .summary = "Walk the hash chain; DataLoss naming the first broken seq if any row was altered, removed or reordered",
-      .input_schema = s::Input({}),
+      .summary = "Check the store: SQLite's integrity and foreign key checks, the hash chain, "
+                 "the ledger head against its witness file, and with deep every run, task, "
+                 "lease, agent and token row against the ledger; DataLoss naming what is wrong",
+      .input_schema = s::Input({{"deep", s::Boolean("also replay the ledger and compare the "
+                                                    "state tables with it")}}),
       .output_schema = {{"type", "object"},
                         {"properties", {{"ok", {{"type", "boolean"}}},
                                         {"events", {{"type", "integer"}}},
-                                        {"head_hash", {{"type", "string"}}}}},
+                                        {"head_hash", {{"type", "string"}}},
+                                        {"structure", {{"type", "string"}}},
+                                        {"deep", {{"type", "boolean"}}},
+                                        {"rows_checked", {{"type", "integer"}}}}},
                         {"required", {"ok", "events"}}},
       .handler = LedgerVerify,
+  }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "store.accept_loss",
+      .summary = "Accept that acknowledged events the witness file records are gone (a "
+                 "truncated WAL, an older copy): records the loss in the ledger and lets "
+                 "writes resume",
+      .input_schema = s::Input({{"through", s::Integer("also accept the loss up to this seq "
+                                                       "(default: what the witness records)",
+                                                       1, int64_t{1} << 53)}}),
+      .output_schema = {{"type", "object"},
+                        {"properties", {{"from", {{"type", "integer"}}},
+                                        {"to", {{"type", "integer"}}},
+                                        {"seq", {{"type", "integer"}}},
+                                        {"witness_seq", {{"type", "integer"}}},
+                                        {"witness_hash", {{"type", "string"}}},
+                                        {"source", {{"type", "string"}}}}},
+                        {"required", {"from", "to", "seq"}}},
+      // The human at the CLI and admins: over HTTP only the human's own
+      // credential carries the human role.
+      .roles = {"human"},
+      .mutating = true,
+      .destructive = true,
+      .handler = StoreAcceptLoss,
   }));
   RETURN_IF_ERROR(r.Add({
       .name = "machine.list",

@@ -82,6 +82,14 @@ class Txn {
   // After a failed Commit the transaction is rolled back.
   virtual Status Commit() = 0;
 
+  // The database's own structural check (SQLite: PRAGMA integrity_check and
+  // foreign_key_check): one line per problem the backend reports, empty
+  // when the database is sound. A backend without such a check returns an
+  // empty list.
+  virtual Result<std::vector<std::string>> CheckStructure() {
+    return std::vector<std::string>();
+  }
+
   // Convenience forms taking a braced list: txn.Query(sql, {a, b}).
   Result<std::vector<Row>> Query(std::string_view sql,
                                  std::initializer_list<SqlValue> params) {
@@ -104,6 +112,10 @@ class Connection {
   // kWrite takes the write lock at once (SQLite BEGIN IMMEDIATE), retrying a
   // busy database until the store's busy deadline.
   virtual Result<std::unique_ptr<Txn>> Begin(TxnMode mode) = 0;
+  // The database file this connection opened, or "" for a store without one
+  // (in memory). Files kept beside the store (the ledger witness) derive
+  // their names from it.
+  virtual std::string file_path() const { return ""; }
 };
 
 enum class Durability { kFull, kNormal, kOff };

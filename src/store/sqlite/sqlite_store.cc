@@ -78,6 +78,7 @@ class SqliteTxn final : public Txn {
   Status RollbackTo(std::string_view name) override;
   Status Release(std::string_view name) override;
   Status Commit() override;
+  Result<std::vector<std::string>> CheckStructure() override;
 
  private:
   SqliteConnection* conn_;
@@ -86,8 +87,8 @@ class SqliteTxn final : public Txn {
 
 class SqliteConnection final : public Connection {
  public:
-  SqliteConnection(sqlite3* db, int busy_deadline_ms)
-      : db_(db), busy_deadline_ms_(busy_deadline_ms) {}
+  SqliteConnection(sqlite3* db, int busy_deadline_ms, std::string file_path)
+      : db_(db), busy_deadline_ms_(busy_deadline_ms), file_path_(std::move(file_path)) {}
   ~SqliteConnection() override {
     for (auto& [sql, stmt] : cache_) sqlite3_finalize(stmt);
     sqlite3_close_v2(db_);
@@ -120,6 +121,7 @@ class SqliteConnection final : public Connection {
                                int64_t* changes);
 
   sqlite3* db() { return db_; }
+  std::string file_path() const override { return file_path_; }
 
  private:
   Result<sqlite3_stmt*> Prepare(std::string_view sql);
@@ -127,6 +129,7 @@ class SqliteConnection final : public Connection {
 
   sqlite3* db_;
   int busy_deadline_ms_;
+  std::string file_path_;
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
 };
 
@@ -259,6 +262,61 @@ Status SqliteTxn::Commit() {
   return s;
 }
 
+namespace {
+
+// Every row "sql" gives, as text, and then the error that ended it, if one
+// did: on a damaged file integrity_check reports its findings and then
+// stops with SQLITE_CORRUPT, and the findings are what the caller needs.
+std::vector<std::string> PragmaLines(sqlite3* db, const char* sql) {
+  std::vector<std::string> lines;
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
+  while (rc == SQLITE_OK) {
+    const int step = sqlite3_step(stmt);
+    if (step == SQLITE_DONE) break;
+    if (step != SQLITE_ROW) {
+      rc = step;
+      break;
+    }
+    std::string line;
+    for (int i = 0; i < sqlite3_column_count(stmt); ++i) {
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, i));
+      if (i > 0) line += " ";
+      line += text == nullptr ? "NULL" : text;
+    }
+    lines.push_back(std::move(line));
+  }
+  if (rc != SQLITE_OK) lines.push_back(std::string(sql) + " stopped: " + sqlite3_errmsg(db));
+  sqlite3_finalize(stmt);
+  return lines;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> SqliteTxn::CheckStructure() {
+  std::vector<std::string> problems;
+  // integrity_check reads every page of every b-tree and index and answers
+  // one row "ok" when it found nothing. It does not look at foreign keys.
+  // A row may hold several lines, the first naming the database.
+  for (const std::string& row : PragmaLines(conn_->db(), "PRAGMA integrity_check(100)")) {
+    size_t start = 0;
+    while (start <= row.size()) {
+      size_t end = row.find('\n', start);
+      if (end == std::string::npos) end = row.size();
+      std::string line = row.substr(start, end - start);
+      if (!line.empty() && line != "ok" && line.rfind("*** in database", 0) != 0) {
+        problems.push_back(std::move(line));
+      }
+      start = end + 1;
+    }
+  }
+  // Rows: table, rowid, parent table, constraint index.
+  for (std::string& line : PragmaLines(conn_->db(), "PRAGMA foreign_key_check")) {
+    problems.push_back("foreign key: " + line);
+  }
+  return problems;
+}
+
 // "PRAGMA synchronous=FULL" and friends, from the durability's name.
 std::string SynchronousPragma(Durability d) {
   std::string level(DurabilityName(d));
@@ -282,7 +340,9 @@ class SqliteStore final : public Store {
     }
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, std::min(kBusyHandlerMs, options_.busy_deadline_ms));
-    auto conn = std::make_unique<SqliteConnection>(db, options_.busy_deadline_ms);
+    const bool in_memory = options_.location.find("vfs=memdb") != std::string::npos;
+    auto conn = std::make_unique<SqliteConnection>(db, options_.busy_deadline_ms,
+                                                   in_memory ? "" : options_.location);
     Status s = Configure(*conn);
     if (!s.ok()) return s.WithPrefix("store " + options_.location);
     return std::unique_ptr<Connection>(std::move(conn));
