@@ -1,6 +1,7 @@
 #include "engine/witness.h"
 
 #include <fcntl.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -97,6 +98,26 @@ Result<LedgerHead> LedgerHeadNow(Txn& txn) {
                    txn.Query("SELECT seq, hash FROM ledger_head WHERE id = 1", {}));
   if (rows.empty()) return LedgerHead{0, kGenesisHash};
   return LedgerHead{rows[0].Int(0), rows[0].Str(1)};
+}
+
+void WriteMirrorHead(int fd, const LedgerHead& head) {
+  if (head.seq <= 0) return;
+  const std::string value = std::to_string(head.seq) + " " + head.hash;
+  // ENOTSUP (a filesystem without user attributes) leaves the mirror without
+  // it: the witness file beside the store still stands.
+  (void)::fsetxattr(fd, kMirrorHeadAttribute, value.data(), value.size(), 0);
+}
+
+std::optional<Witness> ReadMirrorHead(const std::string& path) {
+  char value[160];
+  const ssize_t n = ::lgetxattr(path.c_str(), kMirrorHeadAttribute, value, sizeof value);
+  if (n <= 0) return std::nullopt;
+  std::istringstream in(std::string(value, static_cast<size_t>(n)));
+  Witness w{path, {}};
+  if (!(in >> w.head.seq >> w.head.hash) || w.head.seq <= 0 || w.head.hash.size() != 64) {
+    return std::nullopt;
+  }
+  return w;
 }
 
 std::string WitnessPath(const std::string& store_file) {

@@ -63,6 +63,16 @@ Result<std::optional<Witness>> ReadWitnessFile(const std::string& path);
 // that kept its commits (see docs/security-integrity.md).
 Status WriteWitnessFile(const std::string& path, const LedgerHead& head);
 
+// Seed-file mirrors carry the head they were rendered at in the extended
+// attribute "user.baton.head" ("<seq> <hash>"), so their text stays exactly
+// what the seed system writes. WriteMirrorHead sets it on the open file
+// "fd"; ReadMirrorHead reads it from "path" without following a symlink:
+// nullopt when the file, the attribute or xattr support is missing, or the
+// value is not a head. Neither is an error: a mirror is a second witness.
+inline constexpr char kMirrorHeadAttribute[] = "user.baton.head";
+void WriteMirrorHead(int fd, const LedgerHead& head);
+std::optional<Witness> ReadMirrorHead(const std::string& path);
+
 // OK when the store holds every event each witness saw: the event at the
 // witness's seq exists with the witness's hash, or an accepted loss covers
 // that seq. Otherwise DataLoss: "the store is missing events N..M that were

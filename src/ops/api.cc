@@ -1,5 +1,6 @@
 #include "ops/api.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "engine/witness.h"
 #include "model/json_schema.h"
 #include "util/atomic_file.h"
 #include "util/clock.h"
@@ -73,6 +75,9 @@ Status Api::EnsureStore() {
   if (options_.group_commit) writer_->StartGroupCommit();
   info_ = store->info();
   store_ = std::move(store);
+  // Each seed-file mirror carries the head it was written at: a store
+  // behind one has lost acknowledged commits (engine/witness.h).
+  writer_->AddWitnesses(MirrorWitnesses());
   return Status();
 }
 
@@ -221,6 +226,7 @@ Result<bool> Api::WriteMirror(const MirrorTarget& m) {
   RemoveStaleTemporaries(m.path);
   ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, AcquireReader());
   Result<FormatOutput> out = InternalError("not rendered");
+  Result<LedgerHead> head = LedgerHead{};
   bool still_bound = false;
   {
     ASSIGN_OR_RETURN(std::unique_ptr<Txn> txn, conn->Begin(TxnMode::kRead));
@@ -231,6 +237,8 @@ Result<bool> Api::WriteMirror(const MirrorTarget& m) {
                                   {SqlText(m.path)}));
     still_bound = !rows.empty() && rows[0].Str(0) == m.run_id && rows[0].Str(1) == m.format;
     if (still_bound) out = RenderRun(*txn, m.run_id, m.format);
+    // The head this mirror saw: rendered after the commit, never ahead of it.
+    if (still_bound) head = LedgerHeadNow(*txn);
   }
   ReleaseReader(std::move(conn));
   if (!still_bound) return false;
@@ -238,7 +246,35 @@ Result<bool> Api::WriteMirror(const MirrorTarget& m) {
   const std::string name = target.filename().string();
   RETURN_IF_ERROR(CheckWriteTarget(paths_, dir_fd, name, m.path));
   RETURN_IF_ERROR(WriteFileAtomicallyAt(dir_fd, name, out->text, m.path));
+  if (head.ok()) {
+    const int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      WriteMirrorHead(fd, *head);
+      ::close(fd);
+    }
+  }
   return true;
+}
+
+std::vector<Witness> Api::MirrorWitnesses() {
+  std::vector<Witness> witnesses;
+  Result<std::unique_ptr<Connection>> conn = AcquireReader();
+  if (!conn.ok()) return witnesses;
+  std::vector<std::string> paths;
+  {
+    Result<std::unique_ptr<Txn>> txn = (*conn)->Begin(TxnMode::kRead);
+    if (txn.ok()) {
+      Result<std::vector<Row>> rows = (**txn).Query("SELECT path FROM mirrors", {});
+      if (rows.ok()) {
+        for (const Row& r : *rows) paths.push_back(r.Str(0));
+      }
+    }
+  }
+  ReleaseReader(std::move(*conn));
+  for (const std::string& path : paths) {
+    if (std::optional<Witness> w = ReadMirrorHead(path)) witnesses.push_back(std::move(*w));
+  }
+  return witnesses;
 }
 
 Result<Json> Api::RunRead(const Operation& op, const Json& input, const Actor& actor) {

@@ -87,6 +87,8 @@ class Api {
   // false: the path no longer mirrors that run in that format.
   Result<bool> WriteMirror(const MirrorTarget& mirror);
   void NoteChange();
+  // The ledger heads the bound mirrors carry (engine/witness.h).
+  std::vector<Witness> MirrorWitnesses();
   class Runner;
   Result<std::unique_ptr<Connection>> AcquireReader();
   void ReleaseReader(std::unique_ptr<Connection> conn);

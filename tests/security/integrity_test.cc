@@ -349,5 +349,45 @@ TEST(IntegrityTest, WitnessFileHoldsTheHeadAfterEachWrite) {
   }
 }
 
+// A store restored from an older copy, its witness file gone with it: the
+// seed-file mirror still carries the head it was written at, and that is
+// enough to refuse writes onto a store that lost acknowledged commits.
+TEST(IntegrityTest, AMirrorWitnessesTheHeadWhenTheWitnessFileIsGoneToo) {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  const std::string store = dir.File("baton.db");
+  const std::string mirror = dir.File("state.json");
+  std::string run;
+  {
+    auto api = OpenApi(store);
+    run = MustCall(*api, "run.create", {{"profile", "graph"}})["id"];
+    MustCall(*api, "mirror.bind", {{"run", run}, {"format", "graph"}, {"path", mirror}});
+  }
+  // The copy a backup would hold (the last connection checkpointed the WAL).
+  fs::copy_file(store, dir.File("backup.db"));
+  {
+    auto api = OpenApi(store);
+    for (int i = 0; i < 3; ++i) {
+      MustCall(*api, "run.add_progress", {{"id", run}, {"description", std::to_string(i)}});
+    }
+  }
+  ProcessResult attr = RunShell("python3 -c \"import os; print(os.getxattr('" + mirror +
+                                "', 'user.baton.head').decode())\"");
+  ASSERT_EQ(attr.exit_code, 0) << "the mirror carries no head: " << attr.err;
+  // Restore the older copy; the witness file goes with the newer store.
+  for (const char* suffix : {"", "-wal", "-shm", ".head"}) fs::remove(store + suffix);
+  fs::copy_file(dir.File("backup.db"), store);
+
+  auto api = OpenApi(store);
+  Result<Json> write =
+      api->Call("run.add_progress", {{"id", run}, {"description", "onto the past"}}, Human());
+  ASSERT_FALSE(write.ok()) << "a write went onto a store missing acknowledged events";
+  EXPECT_EQ(write.status().code(), StatusCode::kDataLoss) << write.status().ToString();
+  EXPECT_NE(write.status().ToString().find("missing events"), std::string::npos)
+      << write.status().ToString();
+  EXPECT_NE(write.status().ToString().find(mirror), std::string::npos)
+      << "the refusal should name the mirror that saw the head: " << write.status().ToString();
+}
+
 }  // namespace
 }  // namespace baton::testing
