@@ -19,10 +19,7 @@ using testing::LedgerLength;
 // GOAL.md has a completion gate runs the script ("commands"), and each
 // GOAL.md lives in a temporary folder of its own ("paths";
 // docs/security-paths.md).
-Actor Granted(Actor a) {
-  a.grants = AllGrants();
-  return a;
-}
+using testing::Granted;
 Actor Human() { return Granted(testing::Human()); }
 Actor Coordinator() { return Granted(testing::Coordinator()); }
 

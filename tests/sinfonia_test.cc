@@ -24,10 +24,7 @@ using testing::LedgerLength;
 // This suite's callers hold every grant: its repositories, clones and
 // workflow folders live in temporary folders of their own, outside the
 // store's project folder ("paths"; docs/security-paths.md).
-Actor Granted(Actor a) {
-  a.grants = AllGrants();
-  return a;
-}
+using testing::Granted;
 Actor Human() { return Granted(testing::Human()); }
 Actor Coordinator() { return Granted(testing::Coordinator()); }
 

@@ -34,6 +34,12 @@ std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit = fa
 inline Actor Human() { return Actor{"alice", "human"}; }
 inline Actor Coordinator() { return Actor{"coord", "coordinator"}; }
 inline Actor Agent(const std::string& id = "coder") { return Actor{id, "agent"}; }
+// "a" holding every grant, as the user at the terminal does: for suites
+// whose callers run commands or name folders outside the store's project.
+inline Actor Granted(Actor a) {
+  a.grants = AllGrants();
+  return a;
+}
 
 // Calls and asserts success, returning the result (null JSON on failure,
 // after recording a test failure naming the op and status).
