@@ -6,6 +6,7 @@
 #include "engine/core_services.h"
 #include "engine/imports.h"
 #include "engine/ledger.h"
+#include "engine/witness.h"
 
 namespace baton {
 namespace {
@@ -48,6 +49,18 @@ Result<Json> BindMirror(OpContext& ctx, const Json& in) {
                                 " does not exist");
   }
   if (fs::is_directory(p, ec)) return InvalidArgumentError("path: " + path + " is a folder");
+  ASSIGN_OR_RETURN(std::vector<Row> bound, MirrorRow(ctx.txn, path));
+  // A mirror replaces its file at every commit with text the run controls:
+  // a file baton did not write (a script, a source file, .git/config) is
+  // replaced only for a caller who may name any path. A new file, or one a
+  // mirror wrote (it carries the ledger head), is baton's to write.
+  if (bound.empty() && fs::exists(fs::symlink_status(p, ec)) && !ReadMirrorHead(path) &&
+      !ctx.actor.Has(kGrantPaths)) {
+    return PermissionDeniedError("path: " + path +
+                                 " exists and was not written by baton; a mirror would replace it "
+                                 "at every commit, which needs the grant \"paths\" (bind a new "
+                                 "file, or ask the human)");
+  }
   ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, run_id));
   // A format that cannot write this run is refused now, not at every commit.
   ASSIGN_OR_RETURN(FormatOutput out, RenderRun(ctx.txn, run_id, format));

@@ -264,6 +264,14 @@ Result<Json> SgaiStart(OpContext& ctx, const Json& in) {
                                                  fs::current_path(ec).string()));
   }
   ASSIGN_OR_RETURN(Goal goal, ReadGoal(scoped));
+  // The gate script runs later for whoever completes the run: planting one
+  // is running it, so the run's starter needs the grant too.
+  if (!FrontString(goal.doc.front_matter, "completionGateScript").empty() &&
+      !ctx.actor.Has(kGrantCommands)) {
+    return PermissionDeniedError(
+        "goal: its completionGateScript is a command run at completion; starting a run that "
+        "carries one needs the grant \"commands\"");
+  }
   Result<SgaiFlow> flow = SgaiFlow::FromDot(goal.flow_text);
   if (!flow.ok()) return flow.status().WithPrefix("flow");
   std::string project_id;

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -332,6 +333,9 @@ struct Conn {
   ConnState state = ConnState::kHead;
   std::string buf;
   int64_t deadline = 0;
+  // When it last began to wait for a request (accepted, or back from a
+  // worker): the connection waiting longest is the first to make room.
+  int64_t waiting_since = 0;
   bool continue_sent = false;
   bool is_long = false;
   // Set before a worker takes it; read by Stuck().
@@ -459,6 +463,29 @@ struct Front::State {
     c.deadline = NowMs() + 2000;
   }
 
+  // At a bound, room is made by closing the connection (of "peer", unless
+  // "peer" is empty) that has waited longest without a whole request: idle,
+  // half a head, or draining. Such a connection has nothing in hand, so a
+  // flood of them from anyone on the machine (all of loopback is one peer)
+  // cannot lock a real client out. False when every connection has a
+  // request in hand.
+  bool MakeRoom(const std::string& peer) {
+    int victim = -1;
+    int64_t oldest = std::numeric_limits<int64_t>::max();
+    for (const auto& [fd, c] : conns) {
+      const bool empty_handed = c->state == ConnState::kHead || c->state == ConnState::kIdle ||
+                                c->state == ConnState::kDraining;
+      if (!empty_handed || (!peer.empty() && c->peer != peer)) continue;
+      if (c->waiting_since < oldest) {
+        oldest = c->waiting_since;
+        victim = fd;
+      }
+    }
+    if (victim < 0) return false;
+    Close(victim);
+    return true;
+  }
+
   void Accept() {
     for (;;) {
       sockaddr_storage addr{};
@@ -484,10 +511,10 @@ struct Front::State {
       int port = 0;
       const std::string peer = PeerOf(addr, len, &port);
       std::string refusal;
-      if (static_cast<int>(conns.size()) >= limits.max_connections) {
+      if (static_cast<int>(conns.size()) >= limits.max_connections && !MakeRoom("")) {
         refusal = "the server holds its limit of " + std::to_string(limits.max_connections) +
                   " connections (--max-connections); retry later";
-      } else if (per_peer[peer] >= limits.max_per_peer) {
+      } else if (per_peer[peer] >= limits.max_per_peer && !MakeRoom(peer)) {
         refusal = "the server holds its limit of " + std::to_string(limits.max_per_peer) +
                   " connections from " + peer + " (--max-connections-per-peer); retry later";
       }
@@ -504,6 +531,7 @@ struct Front::State {
       c->peer = peer;
       c->peer_port = port;
       c->state = ConnState::kHead;
+      c->waiting_since = NowMs();
       c->deadline = NowMs() + limits.header_timeout_ms;
       ++per_peer[peer];
       epoll_event ev{};
@@ -585,6 +613,7 @@ struct Front::State {
       return;
     }
     c->state = c->buf.empty() ? ConnState::kIdle : ConnState::kHead;
+    c->waiting_since = NowMs();
     c->deadline = NowMs() + (c->buf.empty() ? limits.idle_timeout_ms : limits.header_timeout_ms);
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLRDHUP;

@@ -68,6 +68,9 @@ Status RegisterFormatOps(Registry& r) {
                                   {"status", Str()},
                                   {"counts", {{"type", "object"}}},
                                   {"notes", Notes()}}),
+      // An import sets a run's status, context and tasks as the file says,
+      // past the machines: steering a run, not doing a task.
+      .roles = {"human", "coordinator"},
       .mutating = true,
       .handler = ImportRunOp,
   }));

@@ -82,6 +82,8 @@ class HostileAgentTest : public ::testing::Test {
     std::ofstream(root_.path() + "/eval.yaml")
         << "id: calm\nnodes:\n  - name: E\n    type: eval\n    code: 'return {}'\n    then: END\n";
     std::ofstream(outside_.path() + "/notes.txt") << "the user's file\n";
+    std::ofstream(root_.path() + "/build.sh") << "#!/bin/sh\nmake\n";
+    fs::permissions(root_.path() + "/build.sh", fs::perms::owner_all);
     fs::create_directory_symlink(root_.path() + "/.baton", root_.path() + "/link");
     fs::create_directory_symlink(outside_.path(), root_.path() + "/out");
   }
@@ -128,6 +130,10 @@ class HostileAgentTest : public ::testing::Test {
                    "    then: END\n"}}},
         {"team clone of a repo outside the roots", "team.create",
          {{"name", "t1"}, {"repo", outside_.path()}}},
+        {"rewrite a run by importing it", "run.import",
+         {{"format", "graph"}, {"run", "run-h"},
+          {"content", R"({"id": "run-h", "status": "completed", "context": {"evil": 1},
+                          "currentNode": "END", "executionPath": []})"}}},
         {"agent registers a delivery command", "agent.register",
          {{"delivery_command", "touch " + outside_.path() + "/pwned"}}},
         // Roles: headers never raise one.
@@ -257,8 +263,18 @@ TEST_F(HostileAgentTest, AHostileCoordinatorMeetsThePathRulesAndTheGrants) {
     attacks.push_back({"graph.check reads " + file.substr(0, file.find('\0')), "graph.check",
                        {{"file", file}}});
   }
+  // A review found these: a mirror bound over a file baton did not write
+  // (an executable script keeps its mode, and the run's text becomes its
+  // lines), and a gate script planted in an sgai run for someone else to run.
+  attacks.push_back({"mirror over the project's script", "mirror.bind",
+                     {{"run", "run-h"}, {"format", "graph"}, {"path", r + "/build.sh"}}});
+  attacks.push_back({"sgai run carrying a gate script", "sgai.start",
+                     {{"goal", "---\ncompletionGateScript: touch " + outside_.path() +
+                                   "/pwned\n---\n# ship it\n"}}});
   ASSERT_GE(attacks.size(), 25u);
+  const std::string script_before = Snapshot(r).at(r + "/build.sh");
   ExpectAllRefused(store_, outside_.path(), coordinator, attacks, "requires role");
+  EXPECT_EQ(Snapshot(r).at(r + "/build.sh"), script_before) << "the project's script changed";
 }
 
 }  // namespace
