@@ -12,9 +12,12 @@ PACKAGES=(
 )
 # scripts/test.sh also needs clang and its libFuzzer runtime (fuzz/), and
 # Node.js with npm for the MCP end-to-end suites (tests/e2e; node >= 20,
-# which this machine kind ships; Debian's nodejs package where it is absent).
+# which this machine kind ships; Debian's nodejs package where it is absent);
+# tests/security drives the server with curl and reads mirrors' extended
+# attributes with python3.
 if [ "${BATON_SETUP_TESTS:-0}" = "1" ]; then
-  PACKAGES+=(clang libclang-rt-14-dev)
+  PACKAGES+=(clang libclang-rt-14-dev curl)
+  command -v python3 >/dev/null 2>&1 || PACKAGES+=(python3)
   command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
   command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 fi
