@@ -332,18 +332,31 @@ Result<Json> StartGraphRun(OpContext& ctx, const Json& in) {
   return LoadRun(ctx.txn, id);
 }
 
+namespace {
+
+// Aborted unless the runner token "in" presents still holds the run whose
+// graph meta is "g"; the message ends with what follows for the caller.
+Status CheckRunnerHolds(const std::string& id, const Json& g, const Json& in,
+                        const std::string& consequence) {
+  if (g.contains("runner") && Str(g["runner"], "token") == in.at("runner").get<std::string>()) {
+    return Status();
+  }
+  return AbortedError("run " + id + ": this runner no longer holds the run (" +
+                      (g.contains("runner") ? "it was resumed by " + RunnerName(g["runner"])
+                                            : std::string("no runner holds it")) +
+                      "); " + consequence);
+}
+
+}  // namespace
+
 Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
   const std::string id = in.at("run").get<std::string>();
   ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
   Json& g = GraphMeta(run);
   const std::string node = in.at("node").get<std::string>();
   const int64_t seq = in.at("seq").get<int64_t>();
-  if (!g.contains("runner") || Str(g["runner"], "token") != in.at("runner").get<std::string>()) {
-    return AbortedError("run " + id + ": this runner no longer holds the run (" +
-                        (g.contains("runner") ? "it was resumed by " + RunnerName(g["runner"])
-                                              : std::string("no runner holds it")) +
-                        "); the result of " + node + " #" + std::to_string(seq) + " is dropped");
-  }
+  RETURN_IF_ERROR(CheckRunnerHolds(id, g, in, "the result of " + node + " #" +
+                                                  std::to_string(seq) + " is dropped"));
   if (run["cursor"] != node || run["cursor_index"] != seq) {
     return AbortedError("run " + id + ": at " + run["cursor"].dump() + " #" +
                         run["cursor_index"].dump() + ", not " + node + " #" + std::to_string(seq));
@@ -534,10 +547,8 @@ Result<Json> RecordGraphNodeProcess(OpContext& ctx, const Json& in) {
   Json& g = GraphMeta(run);
   const std::string node = in.at("node").get<std::string>();
   const int64_t seq = in.at("seq").get<int64_t>();
-  if (!g.contains("runner") || Str(g["runner"], "token") != in.at("runner").get<std::string>()) {
-    return AbortedError("run " + id + ": this runner no longer holds the run; " + node + " #" +
-                        std::to_string(seq) + " must not start its program");
-  }
+  RETURN_IF_ERROR(CheckRunnerHolds(id, g, in, node + " #" + std::to_string(seq) +
+                                                  " must not start its program"));
   if (run["cursor"] != node || run["cursor_index"] != seq) {
     return AbortedError("run " + id + ": at " + run["cursor"].dump() + " #" +
                         run["cursor_index"].dump() + ", not " + node + " #" + std::to_string(seq));
