@@ -16,7 +16,8 @@ PACKAGES=(
 # tests/security drives the server with curl and reads mirrors' extended
 # attributes with python3.
 if [ "${BATON_SETUP_TESTS:-0}" = "1" ]; then
-  PACKAGES+=(clang libclang-rt-14-dev curl)
+  # chromium: the dashboard's browser tests (tests/e2e/dashboard*, playwright-core).
+  PACKAGES+=(clang libclang-rt-14-dev curl chromium)
   command -v python3 >/dev/null 2>&1 || PACKAGES+=(python3)
   command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
   command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)

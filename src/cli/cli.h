@@ -61,6 +61,12 @@ struct ServeOptions {
   int64_t stop_grace_ms = 10000;
   int64_t max_body = 4 << 20;
   int64_t max_header_bytes = 64 << 10;
+  // The dashboard (http/dashboard.h) and its event streams.
+  std::string ui_dir;  // "": the files compiled in
+  int max_event_streams = 32;
+  int64_t event_heartbeat_ms = 15000;
+  // Run for each item that starts needing the human (ops/notifier.h).
+  std::string notify_command;
 };
 
 }  // namespace baton

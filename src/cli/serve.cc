@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "engine/tokens.h"
 #include "http/server.h"
+#include "ops/notifier.h"
 
 namespace baton {
 namespace {
@@ -139,6 +140,21 @@ void AddServeLimitFlags(CLI::App& serve, ServeOptions& o) {
   serve.add_option("--max-body", o.max_body, "largest request body in bytes (413 past it)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1024}, int64_t{1} << 30));
+  serve.add_option("--max-event-streams", o.max_event_streams,
+                   "GET /v1/events streams (dashboard tabs, scripts) open at once (503 past it)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 4096));
+  serve.add_option("--event-heartbeat-ms", o.event_heartbeat_ms,
+                   "a comment on an event stream after this much silence")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{50}, int64_t{3600000}));
+  serve.add_option("--notify-command", o.notify_command,
+                   "run this shell command for each item that starts needing the human (the "
+                   "item as JSON on stdin, BATON_ITEM_* variables; retried; recorded in the "
+                   "ledger)");
+  serve.add_option("--ui-dir", o.ui_dir,
+                   "serve the dashboard's files from this folder (development; default: the "
+                   "files compiled in)");
   serve.add_option("--max-header-bytes", o.max_header_bytes,
                    "largest request line and headers in bytes (431 past it)")
       ->capture_default_str()
@@ -184,6 +200,9 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
   http.max_body = static_cast<size_t>(serve_options.max_body);
   http.max_header_bytes = static_cast<size_t>(serve_options.max_header_bytes);
   http.max_per_peer = serve_options.max_per_peer;
+  http.ui_dir = serve_options.ui_dir;
+  http.max_event_streams = static_cast<size_t>(serve_options.max_event_streams);
+  http.event_heartbeat_ms = serve_options.event_heartbeat_ms;
   // Room for the store, the workers' own files and the listener.
   const rlim_t descriptors = RaiseDescriptorLimit();
   const int64_t room = static_cast<int64_t>(descriptors) - 256;
@@ -244,6 +263,12 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
   std::cout.flush();
   {
     Housekeeper housekeeper(**api, serve_options);
+    std::unique_ptr<Notifier> notifier;
+    if (!serve_options.notify_command.empty()) {
+      notifier = std::make_unique<Notifier>(
+          **api, NotifierOptions{.command = serve_options.notify_command,
+                                 .dashboard_url = url + "/"});
+    }
     server.Serve();
   }
   const std::vector<std::string> stuck = server.Stuck();

@@ -29,6 +29,8 @@ Result<std::string> ResolveProjectId(Txn& txn, const std::string& id_or_name);
 Result<Json> CreateRun(OpContext& ctx, const Json& in);
 Result<Json> ShowRun(OpContext& ctx, const Json& in);
 Result<Json> ListRuns(OpContext& ctx, const Json& in);
+// run.usage {run}: cost and tokens per agent and model ({rows, total}).
+Result<Json> RunUsage(OpContext& ctx, const Json& in);
 Result<Json> SetRunStatus(OpContext& ctx, const Json& in);
 Result<Json> PatchRunContext(OpContext& ctx, const Json& in);
 Result<Json> AddRunProgress(OpContext& ctx, const Json& in);

@@ -105,9 +105,18 @@ Result<Json> ListEvents(Txn& txn, const EventFilter& f) {
     sql += " AND kind = ?";
     params.push_back(SqlText(f.kind));
   }
-  sql += " ORDER BY seq LIMIT ?";
+  if (!f.actor_id.empty()) {
+    sql += " AND actor_id = ?";
+    params.push_back(SqlText(f.actor_id));
+  }
+  if (f.before_seq > 0) {
+    sql += " AND seq < ?";
+    params.push_back(SqlInt(f.before_seq));
+  }
+  sql += f.before_seq > 0 ? " ORDER BY seq DESC LIMIT ?" : " ORDER BY seq LIMIT ?";
   params.push_back(SqlInt(f.limit));
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  if (f.before_seq > 0) std::reverse(rows.begin(), rows.end());
   Json out = Json::array();
   for (const Row& r : rows) out.push_back(EventRowToJson(r));
   return out;

@@ -38,6 +38,10 @@ struct EventFilter {
   std::string kind;      // exact kind, or a prefix ending in "." ("task.")
   int64_t since_seq = 0; // events with seq > since_seq
   int64_t limit = 1000;
+  std::string actor_id;  // only this actor's
+  // > 0: the newest "limit" events below this seq (still returned in seq
+  // order), for paging back from the head.
+  int64_t before_seq = 0;
 };
 
 // Events in seq order as JSON objects {seq, time, run_id, actor{id, role},

@@ -288,6 +288,27 @@ Result<Json> ListOutbox(OpContext& ctx, const Json& in) {
   return Json{{"messages", RowsToJson(rows, MessageRowToJson)}};
 }
 
+Result<Json> ListMail(OpContext& ctx, const Json& in) {
+  std::string sql = std::string("SELECT ") + kMessageColumns + " FROM messages m WHERE 1 = 1";
+  std::vector<SqlValue> params;
+  if (in.contains("run")) {
+    sql += " AND m.run_id = ?";
+    params.push_back(SqlText(in["run"].get<std::string>()));
+  }
+  if (in.contains("agent")) {
+    sql += " AND (m.sender = ? OR m.recipient = ?)";
+    params.push_back(SqlText(in["agent"].get<std::string>()));
+    params.push_back(SqlText(in["agent"].get<std::string>()));
+  }
+  if (in.contains("status")) {
+    sql += " AND m.delivery_status = ?";
+    params.push_back(SqlText(in["status"].get<std::string>()));
+  }
+  if (in.value("unread_only", false)) sql += " AND m.read = 0";
+  ASSIGN_OR_RETURN(std::vector<Row> rows, Page(ctx.txn, sql, params, in, /*forward=*/false));
+  return Json{{"messages", RowsToJson(rows, MessageRowToJson)}};
+}
+
 Result<Json> PendingDeliveries(OpContext& ctx, const Json& in) {
   std::string sql = std::string("SELECT ") + kMessageColumns +
                     ", a.status, a.delivery_command FROM messages m JOIN agents a ON "

@@ -40,6 +40,10 @@ Result<Json> MarkMessageRead(OpContext& ctx, const Json& in);
 // mail.outbox: messages the agent (default the caller) sent, with their
 // delivery state.
 Result<Json> ListOutbox(OpContext& ctx, const Json& in);
+// mail.list: every agent's messages as the human reads them — by run, by
+// agent (sent or received), by delivery status, unread only — the newest
+// "limit" (after "since", the oldest), oldest first.
+Result<Json> ListMail(OpContext& ctx, const Json& in);
 
 // Push delivery, in three steps around a command run outside any transaction.
 // mail.pending_deliveries: unread messages that are due (pending or failed,

@@ -133,18 +133,68 @@ Result<Json> ListRuns(OpContext& ctx, const Json& in) {
     sql += " AND project_id = ?";
     params.push_back(SqlText(project_id));
   }
-  for (const char* column : {"profile", "status"}) {
-    if (in.contains(column)) {
-      sql += std::string(" AND ") + column + " = ?";
-      params.push_back(SqlText(in[column].get<std::string>()));
-    }
+  if (in.contains("profile")) {
+    sql += " AND profile = ?";
+    params.push_back(SqlText(in["profile"].get<std::string>()));
   }
-  sql += " ORDER BY created_at, id LIMIT ?";
+  if (in.contains("text")) {
+    // Words in the id or the title, case aside (LIKE's wildcards escaped).
+    std::string pattern;
+    for (char c : in["text"].get<std::string>()) {
+      if (c == '%' || c == '_' || c == '\\') pattern += '\\';
+      pattern += c;
+    }
+    sql += " AND (id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')";
+    params.push_back(SqlText("%" + pattern + "%"));
+    params.push_back(SqlText("%" + pattern + "%"));
+  }
+  Json out = Json::object();
+  if (in.value("counts", false)) {
+    // By status over the other filters, so each status's share shows.
+    ASSIGN_OR_RETURN(std::vector<Row> counted,
+                     ctx.txn.Query("SELECT status, COUNT(*) FROM (" + sql + ") GROUP BY status",
+                                   params));
+    out["counts"] = Json::object();
+    for (const Row& r : counted) out["counts"][r.Str(0)] = r.Int(1);
+  }
+  if (in.contains("status")) {
+    sql += " AND status = ?";
+    params.push_back(SqlText(in["status"].get<std::string>()));
+  }
+  sql += in.value("order", "created") == "activity" ? " ORDER BY updated_at DESC, id DESC LIMIT ?"
+                                                    : " ORDER BY created_at, id LIMIT ?";
   params.push_back(SqlInt(in.value("limit", 1000)));
   ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql, params));
   Json list = Json::array();
   for (const Row& r : rows) list.push_back(RunRowToJson(r));
-  return Json{{"runs", list}};
+  out["runs"] = list;
+  return out;
+}
+
+Result<Json> RunUsage(OpContext& ctx, const Json& in) {
+  const std::string run_id = in.at("run").get<std::string>();
+  RETURN_IF_ERROR(LoadRun(ctx.txn, run_id).status());
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      ctx.txn.Query("SELECT agent, model, COUNT(*), SUM(cost), SUM(input_tokens), "
+                    "SUM(output_tokens), SUM(reasoning_tokens), SUM(cache_read_tokens), "
+                    "SUM(cache_write_tokens) FROM usage WHERE run_id = ? GROUP BY agent, model "
+                    "ORDER BY agent, model",
+                    {SqlText(run_id)}));
+  constexpr const char* kSums[] = {"input_tokens", "output_tokens", "reasoning_tokens",
+                                   "cache_read_tokens", "cache_write_tokens"};
+  Json total = {{"steps", 0}, {"cost", 0.0}};
+  for (const char* k : kSums) total[k] = 0;
+  Json list = Json::array();
+  for (const Row& r : rows) {
+    Json row = {{"agent", r.Str(0)}, {"model", r.Str(1)}, {"steps", r.Int(2)}, {"cost", r.Real(3)}};
+    for (size_t i = 0; i < std::size(kSums); ++i) row[kSums[i]] = r.Int(4 + i);
+    total["steps"] = total["steps"].get<int64_t>() + row["steps"].get<int64_t>();
+    total["cost"] = total["cost"].get<double>() + row["cost"].get<double>();
+    for (const char* k : kSums) total[k] = total[k].get<int64_t>() + row[k].get<int64_t>();
+    list.push_back(std::move(row));
+  }
+  return Json{{"rows", list}, {"total", total}};
 }
 
 Status MoveRunStatus(OpContext& ctx, Json& run, const std::string& to, const std::string& reason) {

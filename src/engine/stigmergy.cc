@@ -740,3 +740,11 @@ Result<Json> StigmergyState(OpContext& ctx, const Json& in) {
 }
 
 }  // namespace baton
+
+namespace baton {
+
+Result<std::string> StigmergyExecutionGateClosed(Txn& txn, const std::string& run_id) {
+  return GateClosedBecause(txn, run_id);
+}
+
+}  // namespace baton

@@ -56,6 +56,11 @@ std::span<const char* const> StigmergySignals();
 
 // {project_name?, autonomy_mode?, run?, project?}: a new run in
 // NEEDS_BRIEFING with signal INIT and the history event "Project initialized."
+// Why a supervised project may not execute yet ("no decision on execution
+// yet", ...), or "" when a human approved execution after the latest
+// (re)planning.
+Result<std::string> StigmergyExecutionGateClosed(Txn& txn, const std::string& run_id);
+
 Result<Json> StigmergyInit(OpContext& ctx, const Json& in);
 // {run, mode}. Loosening to "autonomous" is for humans (PermissionDenied for
 // other roles): it removes the human gate.

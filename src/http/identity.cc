@@ -2,6 +2,9 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "mcp/http_endpoint.h"
 #include "util/sha256.h"
 
@@ -64,23 +67,42 @@ Status CheckIdentityHeaders(const httplib::Request& req, const Actor& actor) {
   return Status();
 }
 
+// A request the dashboard's cookie authenticates changes nothing unless the
+// dashboard's own page sent it (cross-site request forgery): its Origin must
+// be this server as the Host header names it.
+Status CheckCookieOrigin(const httplib::Request& req) {
+  if (req.method == "GET" || req.method == "HEAD") return Status();
+  const std::string origin = Header(req, "Origin");
+  const std::string own = "http://" + Header(req, "Host");
+  if (!origin.empty() && origin.size() == own.size() &&
+      std::equal(origin.begin(), origin.end(), own.begin(),
+                 [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
+    return Status();
+  }
+  return PermissionDeniedError(
+      "Origin " + (origin.empty() ? std::string("(none)") : origin.substr(0, 200)) +
+      ": a request other than GET authenticated by the dashboard's cookie must come from the "
+      "dashboard's own page (" +
+      own.substr(0, 200) + "); scripts send Authorization: Bearer instead");
+}
+
 Result<Actor> CallerFromCredential(Api& api, const CallerAuth& auth, const httplib::Request& req) {
   const std::string header = Header(req, "Authorization");
   const bool bearer =
       header.size() > 7 && (header.rfind("Bearer ", 0) == 0 || header.rfind("bearer ", 0) == 0);
+  if (!bearer && !auth.cookie_name.empty()) {
+    const std::string cookie = CookieValue(req, auth.cookie_name);
+    if (!cookie.empty()) {
+      RETURN_IF_ERROR(CheckCookieOrigin(req));
+      return ActorForSecret(api, auth, cookie);
+    }
+  }
   if (!bearer) {
     return UnauthenticatedError(
         "Authorization: this server needs \"Bearer <secret>\": the human's link (baton url) or an "
         "agent's token (baton token create); --auth none turns this off on loopback");
   }
-  const std::string secret = header.substr(7);
-  if (!auth.human_secret.empty() && SameSecret(secret, auth.human_secret)) return LocalHumanActor();
-  if (secret.size() > 200) return UnauthenticatedError("the bearer token is unknown or revoked");
-  ASSIGN_OR_RETURN(Json who, api.Call("token.resolve", {{"token", secret}}, SystemActor()));
-  Actor actor{who["agent"].get<std::string>(), who["role"].get<std::string>(), {}};
-  for (const Json& g : who.value("grants", Json::array()))
-    actor.grants.push_back(g.get<std::string>());
-  return actor;
+  return ActorForSecret(api, auth, header.substr(7));
 }
 
 }  // namespace
@@ -91,6 +113,39 @@ Result<Actor> IdentifyCaller(Api& api, const CallerAuth& auth, const httplib::Re
   ASSIGN_OR_RETURN(Actor actor, CallerFromCredential(api, auth, req));
   RETURN_IF_ERROR(CheckIdentityHeaders(req, actor));
   return actor;
+}
+
+Result<Actor> ActorForSecret(Api& api, const CallerAuth& auth, const std::string& secret) {
+  if (!auth.human_secret.empty() && SameSecret(secret, auth.human_secret)) return LocalHumanActor();
+  if (secret.empty() || secret.size() > 200) {
+    return UnauthenticatedError("the bearer token is unknown or revoked");
+  }
+  ASSIGN_OR_RETURN(Json who, api.Call("token.resolve", {{"token", secret}}, SystemActor()));
+  Actor actor{who["agent"].get<std::string>(), who["role"].get<std::string>(), {}};
+  for (const Json& g : who.value("grants", Json::array()))
+    actor.grants.push_back(g.get<std::string>());
+  return actor;
+}
+
+std::string CookieValue(const httplib::Request& req, const std::string& name) {
+  const auto range = req.headers.equal_range("Cookie");
+  for (auto it = range.first; it != range.second; ++it) {
+    const std::string& line = it->second;
+    for (size_t start = 0; start < line.size();) {
+      size_t end = line.find(';', start);
+      if (end == std::string::npos) end = line.size();
+      size_t from = line.find_first_not_of(' ', start);
+      if (from < end) {
+        const std::string pair = line.substr(from, end - from);
+        const size_t eq = pair.find('=');
+        if (eq != std::string::npos && pair.compare(0, eq, name) == 0 && eq == name.size()) {
+          return pair.substr(eq + 1);
+        }
+      }
+      start = end + 1;
+    }
+  }
+  return "";
 }
 
 Status CheckAuthMode(const std::string& mode, const std::string& host) {

@@ -42,12 +42,26 @@ struct CallerAuth {
   std::string mode = std::string(kAuthToken);
   // The human's secret; "" when no credential is the human's (tokens only).
   std::string human_secret;
+  // The dashboard's session cookie (http/server.cc sets it from
+  // POST /v1/session): it carries a secret as the Authorization header
+  // would. "" for none. A request it authenticates that changes anything
+  // (not GET or HEAD) must come from the server's own page: an Origin
+  // header naming the Host it was sent to (PermissionDenied otherwise).
+  std::string cookie_name;
 };
 
 // The caller of "req" under "auth" (see above); tokens are resolved through
 // "api" (token.resolve as baton itself).
 Result<Actor> IdentifyCaller(Api& api, const CallerAuth& auth, const httplib::Request& req,
                              const std::string& default_role);
+
+// The caller "secret" proves to be under "auth" (mode "token"): the human
+// for the human's secret, else the live token's agent, role and grants;
+// Unauthenticated for anything else.
+Result<Actor> ActorForSecret(Api& api, const CallerAuth& auth, const std::string& secret);
+
+// The value of cookie "name" in "req"'s Cookie headers; "" when absent.
+std::string CookieValue(const httplib::Request& req, const std::string& name);
 
 // InvalidArgument for an unknown mode, and for mode "none" on a "host" that
 // is not loopback (naming --auth and --listen and what to do instead).

@@ -8,6 +8,8 @@
 #include <mutex>
 
 #include "baton/error_table.h"
+#include "http/dashboard.h"
+#include "http/event_stream.h"
 #include "http/front.h"
 #include "mcp/http_endpoint.h"
 #include "mcp/protocol.h"
@@ -89,6 +91,10 @@ struct HttpServer::Impl {
   HttpOptions options;
   Router server;
   std::unique_ptr<http::Front> front;
+  std::unique_ptr<EventStreams> events;
+  // The dashboard's session cookie, named after the port: browsers share
+  // cookies between the ports of one host, so two servers must not.
+  std::string cookie_name = "baton_session";
   // The MCP endpoints, one per combination of tool sets asked for.
   std::mutex mcp_mu;
   std::map<std::string, std::unique_ptr<mcp::McpServer>> mcp_servers;  // GUARDED_BY(mcp_mu)
@@ -98,7 +104,8 @@ struct HttpServer::Impl {
   // human at the terminal for the operations API, an agent for MCP (an agent
   // host that forgot its header must not answer its own questions).
   Result<Actor> CallerOf(const httplib::Request& req, const std::string& default_role = "human") {
-    return IdentifyCaller(api, {options.auth, options.human_secret}, req, default_role);
+    return IdentifyCaller(api, {options.auth, options.human_secret, cookie_name}, req,
+                          default_role);
   }
 
   bool OriginAllowed(const httplib::Request& req) {
@@ -204,7 +211,7 @@ struct HttpServer::Impl {
   // a tool call that waits for a human) and the operations that compose
   // others (waits, graph runs).
   bool IsLong(const std::string& method, const std::string& path) {
-    if (path == "/mcp") return true;
+    if (path == "/mcp" || path == "/v1/events") return true;
     const std::string prefix = "/v1/ops/";
     if (method != "POST" || path.rfind(prefix, 0) != 0) return false;
     const Operation* op = api.registry().Find(path.substr(prefix.size()));
@@ -239,6 +246,67 @@ struct HttpServer::Impl {
       return;
     }
     SendJson(res, 403, Json{{"error", PermissionDeniedError(rule).ToJson()}});
+  }
+
+  void ServeAsset(const httplib::Request& req, httplib::Response& res, const std::string& name) {
+    std::optional<DashboardAsset> asset = FindDashboardAsset(options.ui_dir, name);
+    if (!asset) {
+      return SendError(res, NotFoundError("no dashboard file \"" + name.substr(0, 100) + "\""));
+    }
+    res.set_header("ETag", asset->etag);
+    res.set_header("Cache-Control", "no-cache");
+    if (req.get_header_value("If-None-Match") == asset->etag) {
+      res.status = 304;
+      return;
+    }
+    res.status = 200;
+    res.set_content(std::move(asset->body), asset->content_type);
+  }
+
+  static Json ActorJson(const Actor& a) {
+    return {{"id", a.id}, {"role", a.role}, {"grants", a.grants}};
+  }
+
+  void SessionGet(const httplib::Request& req, httplib::Response& res) {
+    Result<Actor> actor = CallerOf(req);
+    if (!actor.ok()) return SendError(res, actor.status());
+    SendJson(res, 200, {{"actor", ActorJson(*actor)}, {"auth", options.auth}});
+  }
+
+  // POST /v1/session {token}: the page's sign-in. The cookie holds the
+  // secret itself, so a restarted server still knows the page.
+  void SessionPost(const httplib::Request& req, httplib::Response& res) {
+    const std::string origin = req.get_header_value("Origin");
+    if (!origin.empty() && Lower(origin) != Lower("http://" + req.get_header_value("Host"))) {
+      return SendError(res, PermissionDeniedError("Origin " + origin.substr(0, 200) +
+                                                  ": only the dashboard's own page signs in"));
+    }
+    if (options.auth == kAuthNone) {
+      return SendJson(res, 200, {{"actor", ActorJson(LocalHumanActor())}, {"auth", options.auth}});
+    }
+    Result<Json> body = ParseJson(req.body, "request body");
+    if (!body.ok()) return SendError(res, body.status());
+    if (!body->is_object() || !(*body)["token"].is_string()) {
+      return SendError(res, InvalidArgumentError("token: required, a string (the secret of the "
+                                                 "human's link, or an agent's token)"));
+    }
+    const std::string token = (*body)["token"].get<std::string>();
+    Result<Actor> actor =
+        ActorForSecret(api, {options.auth, options.human_secret, cookie_name}, token);
+    if (!actor.ok()) return SendError(res, actor.status());
+    // The secret is base64url or hex: nothing a cookie must escape.
+    if (token.find_first_of(";, \t\r\n\"") != std::string::npos) {
+      return SendError(res, InvalidArgumentError("token: holds a character a cookie cannot"));
+    }
+    res.set_header("Set-Cookie", cookie_name + "=" + token +
+                                     "; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000");
+    SendJson(res, 200, {{"actor", ActorJson(*actor)}, {"auth", options.auth}});
+  }
+
+  void SessionDelete(httplib::Response& res) {
+    res.set_header("Set-Cookie",
+                   cookie_name + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+    res.status = 204;
   }
 
   void Routes() {
@@ -286,6 +354,34 @@ struct HttpServer::Impl {
     server.Get("/v1/health", [](const httplib::Request&, httplib::Response& r) {
       SendJson(r, 200, Json{{"ok", true}});
     });
+    server.Get("/v1/events", [this](const httplib::Request& q, httplib::Response& r) {
+      Result<Actor> actor = CallerOf(q);
+      if (!actor.ok()) return SendError(r, actor.status());
+      events->Handle(q, r);
+    });
+    server.Get("/v1/session", [this](const httplib::Request& q, httplib::Response& r) {
+      SessionGet(q, r);
+    });
+    server.Post("/v1/session", [this](const httplib::Request& q, httplib::Response& r) {
+      SessionPost(q, r);
+    });
+    server.Delete("/v1/session",
+                  [this](const httplib::Request&, httplib::Response& r) { SessionDelete(r); });
+    server.Get("/", [this](const httplib::Request& q, httplib::Response& r) {
+      ServeAsset(q, r, "index.html");
+    });
+    server.Get(R"(/assets/([A-Za-z0-9_.-]+))", [this](const httplib::Request& q,
+                                                      httplib::Response& r) {
+      ServeAsset(q, r, q.matches[1].str());
+    });
+    // Every answer: no sniffing, no framing, and the dashboard's policy
+    // (no inline script, only this server's files and API).
+    server.set_post_routing_handler([](const httplib::Request&, httplib::Response& r) {
+      r.set_header("Content-Security-Policy", std::string(kDashboardCsp));
+      r.set_header("X-Content-Type-Options", "nosniff");
+      r.set_header("X-Frame-Options", "DENY");
+      r.set_header("Referrer-Policy", "no-referrer");
+    });
     server.set_error_handler([this](const httplib::Request& req, httplib::Response& r) {
       if (!r.body.empty()) return;
       const int status = r.status;
@@ -320,6 +416,9 @@ struct HttpServer::Impl {
 
 HttpServer::HttpServer(Api& api, HttpOptions options)
     : impl_(new Impl{api, std::move(options), {}}) {
+  impl_->events = std::make_unique<EventStreams>(
+      api, EventStreamOptions{.max_streams = impl_->options.max_event_streams,
+                              .heartbeat_ms = impl_->options.event_heartbeat_ms});
   impl_->Routes();
 }
 
@@ -330,7 +429,9 @@ Result<int> HttpServer::Bind() {
   std::string tools;
   for (const std::string& set : impl_->options.mcp_tools) tools += (tools.empty() ? "" : ",") + set;
   RETURN_IF_ERROR(impl_->Endpoint(tools).status());
-  return impl_->front->Listen(impl_->options.host, impl_->options.port);
+  ASSIGN_OR_RETURN(int port, impl_->front->Listen(impl_->options.host, impl_->options.port));
+  impl_->cookie_name = "baton_session_" + std::to_string(port);
+  return port;
 }
 
 void HttpServer::Serve() {
@@ -355,6 +456,7 @@ void HttpServer::Stop() {
     std::lock_guard<std::mutex> lock(impl_->mcp_mu);
     for (auto& [tools, endpoint] : impl_->mcp_endpoints) endpoint->CloseAll();
   }
+  impl_->events->CloseAll();
   impl_->server.SetListening(INVALID_SOCKET);  // streams end after their current write
   impl_->front->Stop();
 }

@@ -1,9 +1,13 @@
 // File: server.h
 //
 // The HTTP front end of `baton serve`: every operation as POST /v1/ops/{name}
-// with a JSON body, GET /v1/ops (the registry), GET /v1/health, and the MCP
+// with a JSON body, GET /v1/ops (the registry), GET /v1/health, the MCP
 // Streamable HTTP endpoint at /mcp (mcp/http_endpoint.h; ?tools=sgai,genie
-// picks other tool sets than the server's).
+// picks other tool sets than the server's), the ledger as server-sent events
+// at GET /v1/events (http/event_stream.h), and the human's dashboard: "/"
+// and "/assets/<file>" (http/dashboard.h), with its session at /v1/session
+// (POST {token} sets an HttpOnly SameSite=Strict cookie holding it, GET says
+// who it is, DELETE ends it).
 //
 // The caller (http/identity.h): with auth "token", the default, from
 // "Authorization: Bearer <secret>" — the human's secret ("human_secret") or
@@ -51,6 +55,11 @@ struct HttpOptions {
   int64_t stop_grace_ms = 10000;      // Stop(): for requests in flight
   std::vector<std::string> mcp_tools = {"baton"};
   std::vector<std::string> allowed_origins;
+  // The dashboard (http/dashboard.h): "" serves the files compiled in; a
+  // folder serves its files, read at each request (development).
+  std::string ui_dir;
+  size_t max_event_streams = 32;       // GET /v1/events streams open at once
+  int64_t event_heartbeat_ms = 15000;  // a ": ping" after this much silence
 };
 
 class HttpServer {

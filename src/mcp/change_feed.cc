@@ -21,11 +21,12 @@ ChangeFeed::~ChangeFeed() {
   if (thread_.joinable()) thread_.join();
 }
 
-int ChangeFeed::Add(Listener listener) {
+int ChangeFeed::Add(Listener listener, int64_t* head_out) {
   // A listener hears of what is committed after the head it joined at, not
   // of what the loop may still be reading for the others.
   Result<Json> status = api_.Call("store.status", Json::object(), SystemActor());
   const int64_t head = status.ok() ? (*status)["ledger"]["head_seq"].get<int64_t>() : 0;
+  if (head_out != nullptr) *head_out = head;
   std::lock_guard<std::mutex> lock(mu_);
   if (listeners_.empty()) last_seq_ = std::max(last_seq_, head);
   if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });

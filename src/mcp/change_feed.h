@@ -29,8 +29,10 @@ class ChangeFeed {
   ChangeFeed(const ChangeFeed&) = delete;
   ChangeFeed& operator=(const ChangeFeed&) = delete;
 
-  // Events committed after this call reach "listener". Returns its id.
-  int Add(Listener listener);
+  // Events committed after this call reach "listener". Returns its id;
+  // "*head", when given, is the ledger head it joined at (the last event it
+  // will not hear of).
+  int Add(Listener listener, int64_t* head = nullptr);
   void Remove(int id);
 
  private:

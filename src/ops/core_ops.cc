@@ -72,12 +72,22 @@ Status AddRunOps(Registry& r) {
   }));
   RETURN_IF_ERROR(r.Add({
       .name = "run.list",
-      .summary = "List runs, optionally by project, profile or status",
+      .summary = "List runs, optionally by project, profile, status or words of the id or title",
       .input_schema = s::Input({{"project", s::Id("project id or name")},
                                 {"profile", s::Id("profile")},
                                 {"status", s::String("status", 200)},
+                                {"text", s::String("words the id or title holds", 200)},
+                                {"order", s::Enum("created (oldest first, the default) or activity "
+                                                  "(last changed first)",
+                                                  {"created", "activity"})},
+                                {"counts", s::Boolean("also count the runs by status (over the "
+                                                      "other filters)")},
                                 {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100000}}}}),
-      .output_schema = s::ListOf("runs", s::RunOut()),
+      .output_schema = {{"type", "object"},
+                        {"properties", {{"runs", {{"type", "array"}, {"items", s::RunOut()}}},
+                                        {"counts", {{"type", "object"},
+                                                    {"additionalProperties", {{"type", "integer"}}}}}}},
+                        {"required", {"runs"}}},
       .handler = ListRuns,
   }));
   RETURN_IF_ERROR(r.Add({
@@ -162,6 +172,8 @@ Status AddTaskOps(Registry& r) {
                                 {"kind", s::Id("kind")},
                                 {"assignee", s::Id("assignee")},
                                 {"parent", s::Id("parent task id")},
+                                {"with_dependencies", s::Boolean("give each task depends_on: the "
+                                                                 "ids it depends on")},
                                 {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100000}}}}),
       .output_schema = s::ListOf("tasks", s::TaskOut()),
       .handler = ListTasks,
@@ -202,6 +214,7 @@ Status RegisterQuestionOps(Registry& registry);
 Status RegisterStigmergyOps(Registry& registry);
 Status RegisterSinfoniaOps(Registry& registry);
 Status RegisterSgaiOps(Registry& registry);
+Status RegisterInboxOps(Registry& registry);
 Status RegisterFormatOps(Registry& registry);
 Status RegisterTokenOps(Registry& registry);
 Status RegisterGraphOps(Registry& registry);
@@ -222,6 +235,7 @@ Status RegisterCoreOps(Registry& registry) {
   RETURN_IF_ERROR(RegisterFormatOps(registry));
   RETURN_IF_ERROR(RegisterTokenOps(registry));
   RETURN_IF_ERROR(RegisterGraphOps(registry));
+  RETURN_IF_ERROR(RegisterInboxOps(registry));
   return RegisterSystemOps(registry);
 }
 

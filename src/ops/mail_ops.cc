@@ -237,6 +237,22 @@ Status AddMailOps(Registry& r) {
       .positional = {"agent"},
       .handler = ListOutbox,
   }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "mail.list",
+      .summary = "Messages between agents as the human reads them: by run, agent (sent or "
+                 "received), delivery status; does not mark them read",
+      .input_schema =
+          s::Input({{"run", s::Id("only this run's")},
+                    {"agent", s::Id("only those this agent sent or received")},
+                    {"status", s::Enum("only this delivery status",
+                                       {"pending", "delivered", "failed", "escalated"})},
+                    {"unread_only", s::Boolean("only unread ones")},
+                    {"limit", Limit()},
+                    {"since", Since()}}),
+      .output_schema = s::ListOf("messages", MessageOut()),
+      .roles = {"human", "coordinator"},
+      .handler = ListMail,
+  }));
   return r.Add({
       .name = "mail.wait",
       .summary = "Wait until an agent has unread mail (or the timeout); does not mark it read",

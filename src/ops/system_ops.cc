@@ -17,6 +17,8 @@ Result<Json> LedgerEvents(OpContext& ctx, const Json& in) {
   f.kind = in.value("kind", "");
   f.since_seq = in.value("since", int64_t{0});
   f.limit = in.value("limit", int64_t{1000});
+  f.actor_id = in.value("actor", "");
+  f.before_seq = in.value("before", int64_t{0});
   ASSIGN_OR_RETURN(Json events, ListEvents(ctx.txn, f));
   return Json{{"events", events}};
 }
@@ -148,7 +150,8 @@ Result<Json> StoreStatus(OpContext& ctx, const Json& in) {
                 {"location", info.location},
                 {"durability", std::string(DurabilityName(info.durability))},
                 {"schema_version", info.schema_version},
-                {"detail", info.detail}}}};
+                {"detail", info.detail}}},
+              {"version", BATON_VERSION}};
   Json counts = Json::object();
   for (const char* table : {"projects", "runs", "tasks", "events"}) {
     ASSIGN_OR_RETURN(Row r, ctx.txn.QueryOne(std::string("SELECT COUNT(*) FROM ") + table, {},
@@ -208,9 +211,14 @@ Result<Json> StoreStatus(OpContext& ctx, const Json& in) {
 Status RegisterSystemOps(Registry& r) {
   RETURN_IF_ERROR(r.Add({
       .name = "ledger.events",
-      .summary = "List ledger events in seq order, by run, kind (or kind prefix like \"task.\") and since a seq",
+      .summary = "List ledger events in seq order, by run, kind (or kind prefix like \"task.\"), "
+                 "actor, and since a seq (or the newest before one)",
       .input_schema = s::Input({{"run", s::Id("run id")},
                                 {"kind", s::String("event kind, or a prefix ending in \".\"", 200)},
+                                {"actor", s::Id("only this actor's events")},
+                                {"before", s::Integer("the newest events below this seq (paging "
+                                                      "back); still listed in seq order",
+                                                      1, int64_t{1} << 53)},
                                 {"since", {{"type", "integer"}, {"minimum", 0}, {"description", "only events after this seq"}}},
                                 {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100000}}}}),
       .output_schema = s::ListOf("events", s::EventOut()),
@@ -309,7 +317,8 @@ Status RegisterSystemOps(Registry& r) {
                                         {"ledger", {{"type", "object"}}},
                                         {"active_runs", {{"type", "array"}}},
                                         {"open_questions", {{"type", "array"}}},
-                                        {"mirrors", {{"type", "array"}}}}},
+                                        {"mirrors", {{"type", "array"}}},
+                                        {"version", {{"type", "string"}}}}},
                         {"required", {"store", "counts", "ledger", "active_runs", "open_questions",
                                       "mirrors"}}},
       .handler = StoreStatus,

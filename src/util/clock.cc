@@ -1,6 +1,8 @@
 #include "util/clock.h"
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <random>
 
@@ -26,6 +28,23 @@ std::string FormatTime(int64_t millis) {
 }
 
 std::string NowRfc3339() { return FormatTime(NowMillis()); }
+
+int64_t ParseTime(std::string_view text) {
+  std::tm tm{};
+  int millis = 0;
+  int used = 0;
+  const std::string s(text.substr(0, 40));
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &used) != 6) {
+    return -1;
+  }
+  if (s.size() > static_cast<size_t>(used) + 4 && s[used] == '.') {
+    millis = std::atoi(s.substr(used + 1, 3).c_str());
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<int64_t>(timegm(&tm)) * 1000 + millis;
+}
 
 std::string NewId(std::string_view prefix) {
   // One generator per thread, seeded from the OS: ids from many processes

@@ -17,6 +17,9 @@ int64_t NowMillis();
 // RFC 3339 UTC with milliseconds.
 std::string FormatTime(int64_t millis);
 std::string NowRfc3339();
+// The milliseconds of a time FormatTime wrote ("2026-11-22T01:38:19.123Z";
+// the fraction may be missing); -1 for anything else.
+int64_t ParseTime(std::string_view text);
 
 // "<prefix>-" followed by 12 random lowercase hex digits (48 bits), e.g.
 // "run-3f9c0a1b2c4d". Uniqueness is checked by the store's primary keys.

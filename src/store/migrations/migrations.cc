@@ -342,6 +342,15 @@ CREATE TABLE graph_definitions (
     {7, "tokens carry grants (commands, definitions, paths) beside their role", R"SQL(
 ALTER TABLE tokens ADD COLUMN grants TEXT NOT NULL DEFAULT '[]'
 )SQL"},
+    {8, "the human's inbox: items dismissed until they change", R"SQL(
+CREATE TABLE inbox_dismissals (
+  item TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  note TEXT NOT NULL DEFAULT '',
+  dismissed_by TEXT NOT NULL,
+  dismissed_at TEXT NOT NULL
+)
+)SQL"},
 };
 
 // Splits a migration into statements. Migrations are ours, so a plain split

@@ -1,0 +1,113 @@
+#include "ops/notifier.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "util/clock.h"
+#include "util/subprocess.h"
+
+extern char** environ;
+
+namespace baton {
+namespace {
+
+constexpr int64_t kQuietMillis = 250;  // changes closer together are one look
+
+// Our environment with the item's variables set (replacing any of ours).
+std::vector<std::string> ItemEnvironment(const Json& item, const std::string& url) {
+  const std::vector<std::pair<std::string, std::string>> vars = {
+      {"BATON_ITEM_ID", item["id"].get<std::string>()},
+      {"BATON_ITEM_KIND", item["kind"].get<std::string>()},
+      {"BATON_ITEM_TITLE", item["title"].get<std::string>()},
+      {"BATON_ITEM_FROM", item["from"].get<std::string>()},
+      {"BATON_RUN_ID", item["run_id"].is_string() ? item["run_id"].get<std::string>() : ""},
+      {"BATON_DASHBOARD_URL", url}};
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    bool replaced = false;
+    for (const auto& [name, value] : vars) replaced = replaced || entry.rfind(name + "=", 0) == 0;
+    if (!replaced) env.push_back(entry);
+  }
+  for (const auto& [name, value] : vars) env.push_back(name + "=" + value);
+  return env;
+}
+
+}  // namespace
+
+Notifier::Notifier(Api& api, NotifierOptions options) : api_(api), options_(std::move(options)) {
+  // What waits already is the human's to see on the page, not news.
+  Result<Json> now = api_.Call("inbox.list", Json::object(), SystemActor());
+  if (now.ok()) {
+    for (const Json& item : (*now)["items"]) seen_.insert(item["id"].get<std::string>());
+  }
+  thread_ = std::thread([this] { Loop(); });
+}
+
+Notifier::~Notifier() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+bool Notifier::Sleep(int64_t ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return !cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop_; });
+}
+
+void Notifier::Loop() {
+  uint64_t seen_changes = 0;
+  for (;;) {
+    api_.WaitForChange(&seen_changes, NowMillis() + 1000);
+    if (!Sleep(kQuietMillis)) return;
+    Result<Json> inbox = api_.Call("inbox.list", Json::object(), SystemActor());
+    if (!inbox.ok()) continue;
+    for (const Json& item : (*inbox)["items"]) {
+      if (!seen_.insert(item["id"].get<std::string>()).second) continue;
+      Announce(item);
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stop_) return;
+    }
+  }
+}
+
+void Notifier::Announce(const Json& item) {
+  std::string error;
+  int attempt = 0;
+  int exit_code = -1;
+  for (int64_t wait = options_.first_retry_ms; attempt < options_.max_attempts; wait *= 2) {
+    if (attempt > 0 && !Sleep(wait)) break;
+    ++attempt;
+    Result<SubprocessResult> r =
+        RunSubprocess({.argv = {"/bin/sh", "-c", options_.command},
+                       .env = ItemEnvironment(item, options_.dashboard_url),
+                       .stdin_text = DumpJson(item) + "\n",
+                       .timeout_ms = options_.timeout_ms});
+    if (r.ok() && r->exit_code == 0) {
+      error.clear();
+      exit_code = 0;
+      break;
+    }
+    exit_code = r.ok() ? r->exit_code : -1;
+    error = r.ok() ? "exit " + std::to_string(r->exit_code) + ": " + r->err.substr(0, 300)
+                   : r.status().ToString();
+  }
+  Json outcome = {{"item", item["id"]},
+                  {"title", item["title"]},
+                  {"outcome", error.empty() ? "sent" : "failed"},
+                  {"attempts", attempt},
+                  {"exit_code", exit_code},
+                  {"error", error}};
+  if (item["run_id"].is_string()) outcome["run"] = item["run_id"];
+  Result<Json> recorded = api_.Call("inbox.notified", outcome, SystemActor());
+  if (!recorded.ok()) {
+    std::fprintf(stderr, "baton serve: notify: %s\n", recorded.status().ToString().c_str());
+  }
+}
+
+}  // namespace baton
