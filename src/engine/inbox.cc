@@ -113,7 +113,7 @@ class Collector {
         ctx_.txn.Query("SELECT h.id, h.source, h.target, h.body, h.created_at, h.run_id, r.title, "
                        "r.profile, COALESCE(t.key, r.cursor, '') FROM handoffs h JOIN runs r ON "
                        "r.id = h.run_id LEFT JOIN tasks t ON t.id = h.step_id WHERE h.type = "
-                       "'return' AND h.status = 'pending' AND r.status = 'in-progress'" +
+                       "'return' AND h.status = 'pending' AND r.status IN ('created', 'in-progress')" +
                            scope + " ORDER BY h.created_at, h.id",
                        params));
     for (const Row& r : rows) {

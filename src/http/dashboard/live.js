@@ -1,0 +1,96 @@
+// The live stream: one native EventSource on /v1/events per tab.
+//
+// The browser reconnects by itself after a dropped connection and sends
+// Last-Event-ID, so the server replays what we missed. It gives up only when
+// the server answers with an error status (503 when too many streams are open,
+// 401 when the session is gone); then we open a new EventSource after a
+// backoff. A new EventSource has no Last-Event-ID, so we treat its first
+// "hello" as a reset (everything is re-fetched).
+
+import {getSession} from './api.js';
+
+export class Live {
+  // handlers: onLedger(ev), onReset(head), onState('connecting'|'open'|'reconnecting'), onUnauthorized()
+  constructor(handlers) {
+    this.h = handlers;
+    this.es = null;
+    this.maxSeq = 0;        // highest ledger seq delivered; never deliver one twice
+    this.fresh = false;     // the current EventSource was created by us, not a browser reconnect
+    this.everOpen = false;
+    this.backoff = 1000;
+    this.timer = 0;
+    this.state = '';
+  }
+
+  start() {
+    this.stop();
+    this.fresh = true;
+    this.setState(this.everOpen ? 'reconnecting' : 'connecting');
+    const es = new EventSource('/v1/events', {withCredentials: false});
+    this.es = es;
+    es.addEventListener('open', () => {
+      this.backoff = 1000;
+      this.setState('open');
+    });
+    es.addEventListener('hello', (e) => {
+      const d = parse(e.data) || {};
+      this.setState('open');
+      // A stream we opened ourselves after the first one may have missed events.
+      const wasFresh = this.fresh;
+      // A stream we opened has no replay: what it sends starts after head.
+      // (On a browser reconnect the replayed events follow hello, so leave maxSeq.)
+      if (wasFresh && typeof d.head === 'number') this.maxSeq = Math.max(this.maxSeq, d.head);
+      this.fresh = false;
+      if (wasFresh && this.everOpen) this.h.onReset?.(d.head);
+      this.everOpen = true;
+    });
+    es.addEventListener('ledger', (e) => {
+      const d = parse(e.data);
+      if (!d) return;
+      const seq = Number(d.seq ?? e.lastEventId);
+      if (Number.isFinite(seq)) {
+        if (seq <= this.maxSeq) return; // replayed twice: drop
+        this.maxSeq = seq;
+      }
+      this.h.onLedger?.({...d, seq});
+    });
+    es.addEventListener('reset', (e) => {
+      const d = parse(e.data) || {};
+      if (typeof d.head === 'number') this.maxSeq = d.head;
+      this.h.onReset?.(d.head);
+    });
+    es.addEventListener('error', () => {
+      if (es !== this.es) return;
+      if (es.readyState === EventSource.CLOSED) {
+        // The browser gave up: retry ourselves, after checking the session.
+        this.setState('reconnecting');
+        clearTimeout(this.timer);
+        this.timer = setTimeout(async () => {
+          try {
+            const s = await getSession();
+            if (!s) { this.h.onUnauthorized?.(); return; }
+          } catch { /* server down: just retry */ }
+          this.start();
+        }, this.backoff);
+        this.backoff = Math.min(this.backoff * 2, 30000);
+      } else {
+        this.setState('reconnecting'); // CONNECTING: the browser retries with Last-Event-ID
+      }
+    });
+  }
+
+  stop() {
+    clearTimeout(this.timer);
+    if (this.es) { this.es.close(); this.es = null; }
+  }
+
+  setState(st) {
+    if (st === this.state) return;
+    this.state = st;
+    this.h.onState?.(st);
+  }
+}
+
+function parse(text) {
+  try { return JSON.parse(text); } catch { return null; }
+}
