@@ -23,6 +23,11 @@ const ListView kListViews[] = {
     {"events", {"seq", "time", "actor", "kind", "summary"}},
     {"machines", {"name", "initial", "states", "description"}},
     {"operations", {"name", "roles", "mutating", "summary"}},
+    {"agents", {"id", "role", "status", "model", "last_heartbeat_at"}},
+    {"boards", {"id", "name", "task_count", "template"}},
+    {"messages", {"seq", "from", "to", "delivery_status", "read", "body"}},
+    {"decisions", {"run_id", "subject_kind", "subject", "decision", "reviewer", "note"}},
+    {"mirrors", {"path", "format", "run_id", "ok", "last_error"}},
 };
 
 std::string Cell(const Json& v) {
@@ -146,6 +151,49 @@ std::string StatusText(const Json& r) {
   return out.str();
 }
 
+// question.list: the first question's words stand for each question.
+std::string QuestionsText(const Json& r) {
+  Json rows = Json::array();
+  for (Json q : r["questions"]) {
+    const Json& parts = q["questions"];
+    q["question"] = parts.is_array() && !parts.empty() && parts[0].is_object()
+                        ? parts[0].value("question", "")
+                        : q.value("message", "");
+    if (q["question"] == "") q["question"] = q.value("message", "");
+    rows.push_back(std::move(q));
+  }
+  return Table(rows, {"id", "run_id", "status", "asked_by", "question"});
+}
+
+// board.show: each column with its gate and the tasks in it.
+std::string BoardText(const Json& r) {
+  std::ostringstream out;
+  out << "board " << r.value("name", "") << " (" << r.value("id", "") << ")\n";
+  for (const Json& col : r["columns"]) {
+    out << "\n" << col.value("name", "") << "  [gate " << col.value("gate", "") << "]  "
+        << col["tasks"].size() << " task(s)\n";
+    for (const Json& t : col["tasks"]) {
+      out << "  " << t.value("id", "") << "  " << t.value("status", "") << "  "
+          << t.value("title", "") << "\n";
+    }
+  }
+  if (!r.value("orphaned", Json::array()).empty()) {
+    out << "\norphaned (their column is gone):\n" << Table(r["orphaned"], {"id", "status", "title"});
+  }
+  return out.str();
+}
+
+// run.usage: one row per agent and model, then the total.
+std::string UsageText(const Json& r) {
+  Json total = r["total"];
+  total["agent"] = "TOTAL";
+  total["model"] = "";
+  Json rows = r["rows"];
+  rows.push_back(total);
+  return Table(rows, {"agent", "model", "steps", "cost", "input_tokens", "output_tokens",
+                      "reasoning_tokens"});
+}
+
 }  // namespace
 
 std::string RenderText(const std::string& op, const Json& result) {
@@ -153,6 +201,9 @@ std::string RenderText(const std::string& op, const Json& result) {
   const Operation* operation = CommandEnv::StaticRegistry().Find(op);
   if (operation != nullptr && operation->render_text) return operation->render_text(result);
   if (op == "store.status") return StatusText(result);
+  if (op == "question.list") return QuestionsText(result);
+  if (op == "board.show") return BoardText(result);
+  if (op == "run.usage") return UsageText(result);
   if (op == "machine.show") return result.value("text", "");
   if (op == "ledger.verify") {
     std::string text = "ledger OK: " + std::to_string(result.value("events", 0)) +
