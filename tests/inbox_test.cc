@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "test_util.h"
 
@@ -179,6 +181,24 @@ TEST_F(InboxTest, AnEscalatedMessageAndAFailedMirrorWait) {
   ASSERT_EQ(mirrors.size(), 1u) << Inbox().dump(2);
   EXPECT_EQ(mirrors[0]["ref"]["last_error"], "disk full");
   EXPECT_EQ(mirrors[0]["run_id"], run);
+}
+
+TEST_F(InboxTest, AnAgentSilentPastItsLeaseStillHoldingTasksWaits) {
+  Call("agent.register", {{"id", "coder"}}, Agent("coder"));
+  const std::string run = NewRun("baton", "work");
+  const std::string task = Call("task.create", {{"run", run}, {"title", "port the parser"}})["id"];
+  Json claimed = Call("task.claim", {{"run", run}, {"lease_ms", 1}}, Agent("coder"));
+  ASSERT_EQ(claimed["task"]["id"], task) << claimed.dump();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Json lost = Items("lost_agent");
+  ASSERT_EQ(lost.size(), 1u) << Inbox().dump(2);
+  EXPECT_EQ(lost[0]["from"], "coder");
+  EXPECT_EQ(lost[0]["body"], "port the parser");
+  EXPECT_EQ(lost[0]["ref"]["tasks"], Json({task}));
+  EXPECT_EQ(lost[0]["run_id"], run);
+  // The reconciler frees the task: nothing is held any more.
+  Call("agent.reconcile", {{"lost_after_ms", 0}}, Human());
+  EXPECT_TRUE(Items("lost_agent").empty());
 }
 
 TEST_F(InboxTest, DismissHidesAnItemUntilItChangesAndOnlyTheHumanDismisses) {

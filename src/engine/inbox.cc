@@ -257,12 +257,16 @@ class Collector {
     return Status();
   }
 
+  // Agents marked lost, or silent past their lease, that still hold tasks:
+  // the work stands still until someone frees it (agent.reconcile) or the
+  // agent comes back.
   Status LostAgents() {
-    std::vector<SqlValue> params;
+    std::vector<SqlValue> params = {SqlInt(ctx_.now_ms)};
     std::string sql =
-        "SELECT a.id, a.updated_at, a.version, t.id, t.title, t.run_id, r.title, r.profile FROM "
-        "agents a JOIN tasks t ON t.lease_owner = a.id AND t.status = 'in_progress' LEFT JOIN "
-        "runs r ON r.id = t.run_id WHERE a.status = 'lost'";
+        "SELECT t.lease_owner, COALESCE(a.status, ''), t.lease_expires_at, t.id, t.title, "
+        "t.run_id, r.title, r.profile FROM tasks t LEFT JOIN agents a ON a.id = t.lease_owner "
+        "LEFT JOIN runs r ON r.id = t.run_id WHERE t.status = 'in_progress' AND t.lease_owner IS "
+        "NOT NULL AND (a.status = 'lost' OR t.lease_expires_at < ?)";
     if (!scope_.project_id.empty()) {
       sql += " AND t.project_id = ?";
       params.push_back(SqlText(scope_.project_id));
@@ -271,21 +275,25 @@ class Collector {
       sql += " AND t.run_id = ?";
       params.push_back(SqlText(scope_.run_id));
     }
-    ASSIGN_OR_RETURN(std::vector<Row> rows, ctx_.txn.Query(sql + " ORDER BY a.id, t.id", params));
+    ASSIGN_OR_RETURN(std::vector<Row> rows,
+                     ctx_.txn.Query(sql + " ORDER BY t.lease_owner, t.lease_expires_at, t.id", params));
     for (size_t i = 0; i < rows.size();) {
       const Row& first = rows[i];
+      const std::string agent = first.Str(0);
       Json tasks = Json::array();
       std::string titles;
       size_t j = i;
-      for (; j < rows.size() && rows[j].Str(0) == first.Str(0); ++j) {
+      for (; j < rows.size() && rows[j].Str(0) == agent; ++j) {
         tasks.push_back(rows[j].Str(3));
         titles += (titles.empty() ? "" : ", ") + rows[j].Str(4);
       }
-      Add("lost_agent:" + first.Str(0) + ":" + std::to_string(first.Int(2)), "lost_agent",
-          RunOf(first, 5), first.Str(0),
-          "Agent " + first.Str(0) + " is lost and still holds " + std::to_string(tasks.size()) +
-              " task(s)",
-          titles, first.Str(1), {"dismiss"}, {{"agent", first.Str(0)}, {"tasks", tasks}});
+      const bool lost = first.Str(1) == "lost";
+      const int64_t expired = first.IsNull(2) ? ctx_.now_ms : first.Int(2);
+      Add("lost_agent:" + agent + ":" + std::to_string(expired) + ":" + std::to_string(tasks.size()),
+          "lost_agent", RunOf(first, 5), agent,
+          "Agent " + agent + (lost ? " is lost" : " went silent (its lease ran out)") +
+              " and still holds " + std::to_string(tasks.size()) + " task(s)",
+          titles, FormatTime(expired), {"dismiss"}, {{"agent", agent}, {"tasks", tasks}});
       i = j;
     }
     return Status();

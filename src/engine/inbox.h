@@ -11,7 +11,8 @@
 //   board_card  a task in a board column whose gate is "human": only a
 //               human moves it on (board.move)
 //   message     an unread message whose push delivery failed or escalated
-//   lost_agent  an agent marked lost that still holds leased tasks
+//   lost_agent  an agent marked lost, or silent past its lease, that still
+//               holds tasks
 //   mirror      a seed-file mirror whose last write failed
 //
 // Each item has an id that stays the same while the thing is unchanged and
