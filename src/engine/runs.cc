@@ -112,8 +112,18 @@ Result<Json> ShowRun(OpContext& ctx, const Json& in) {
   Json tasks = Json::object();
   for (const Row& r : counts) tasks[r.Str(0)] = r.Int(1);
   run["task_counts"] = tasks;
-  ASSIGN_OR_RETURN(Json events, ListEvents(ctx.txn, {.run_id = id, .kind = "run.progress",
-                                                     .limit = 1000000}));
+  // Every note, or the newest "progress_limit": the dashboard's run page
+  // re-reads this after every change, and a long run has thousands
+  // (ledger.events pages back through them).
+  ASSIGN_OR_RETURN(Row count, ctx.txn.QueryOne("SELECT COUNT(*) FROM events WHERE run_id = ? AND "
+                                               "kind = 'run.progress'",
+                                               {SqlText(id)}, "progress count"));
+  run["progress_count"] = count.Int(0);
+  ASSIGN_OR_RETURN(Json events,
+                   ListEvents(ctx.txn, {.run_id = id,
+                                        .kind = "run.progress",
+                                        .limit = in.value("progress_limit", int64_t{1} << 40),
+                                        .before_seq = int64_t{1} << 62}));
   Json progress = Json::array();
   for (const Json& e : events) {
     progress.push_back({{"timestamp", e["time"]},

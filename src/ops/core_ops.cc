@@ -65,7 +65,12 @@ Status AddRunOps(Registry& r) {
   RETURN_IF_ERROR(r.Add({
       .name = "run.show",
       .summary = "Show a run with its progress log and task counts",
-      .input_schema = s::Input({{"id", s::Id("run id")}}, {"id"}),
+      .input_schema = s::Input({{"id", s::Id("run id")},
+                                {"progress_limit",
+                                 s::Integer("only this many of the newest progress notes "
+                                            "(progress_count says how many there are)",
+                                            0, 100000)}},
+                               {"id"}),
       .output_schema = s::RunOut(),
       .positional = {"id"},
       .handler = ShowRun,

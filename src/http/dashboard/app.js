@@ -65,8 +65,16 @@ class App {
   }
 
   async start() {
-    startTicker();
-    setUnauthorizedHandler(() => this.showLogin('Your session has ended. Sign in again.'));
+    if (!this.started) {
+      this.started = true;
+      startTicker();
+      setUnauthorizedHandler(() => this.showLogin('Your session has ended. Sign in again.'));
+      // A link pasted into a tab already open on the page changes only the
+      // fragment (no new document): sign in with it all the same.
+      window.addEventListener('hashchange', () => {
+        if (/(?:^#|[?&/#])token=/.test(location.hash)) this.start();
+      });
+    }
     // The banner's link carries the secret in the hash: trade it for the cookie
     // first, then drop it from the URL (and from history).
     const m = location.hash.match(/(?:^#|[?&/#])token=([^&]+)/);

@@ -117,6 +117,8 @@ export function machineSvg(machine, current) {
 function leaseText(t) {
   const l = t.lease;
   if (!l || !l.owner) return '';
+  // Only work in progress is held; a finished task names who did it.
+  if (t.status !== 'in_progress') return `by ${l.owner}`;
   const ms = parseTime(l.expires_at);
   const left = Number.isFinite(ms) ? ms - Date.now() : NaN;
   return `${l.owner} · ${Number.isFinite(left) ? (left >= 0 ? 'lease ' + humanizeMs(-left) : 'lease expired') : 'leased'}`;

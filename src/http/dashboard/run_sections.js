@@ -7,12 +7,16 @@ import {op, Submission} from './api.js';
 
 // ---- progress, todos ----------------------------------------------------------------
 
-export function progressList(items) {
-  // Newest first; each entry {agent, description, timestamp}.
-  return h('ol', {class: 'timeline', reversed: true},
-    [...items].reverse().map(p => h('li', null,
-      h('div', {class: 'meta'}, h('strong', null, p.agent || ''), ' ', ago(p.timestamp)),
-      h('div', {class: 'text'}, p.description ?? ''))));
+export function progressList(items, total = items.length) {
+  // Newest first; each entry {agent, description, timestamp}. run.show gives
+  // the newest notes; the rest are in the run's ledger (kind run.progress).
+  return h('div', null,
+    h('ol', {class: 'timeline', reversed: true},
+      [...items].reverse().map(p => h('li', null,
+        h('div', {class: 'meta'}, h('strong', null, p.agent || ''), ' ', ago(p.timestamp)),
+        h('div', {class: 'text'}, p.description ?? '')))),
+    total > items.length ? h('p', {class: 'muted small'},
+      `The newest ${items.length} of ${total}; the others are in the ledger below (kind run.progress).`) : null);
 }
 
 // sgai todo lists: the project's and each agent's that touched the run.

@@ -77,8 +77,11 @@ function colorDot(color) {
 
 function card(t, c, cols, app) {
   const others = cols.filter(x => x.name !== c.name);
+  // The column after this one is the usual next step: selected by default.
+  const at = cols.findIndex(x => x.name === c.name);
+  const next = cols[at + 1]?.name;
   const sel = h('select', {'aria-label': `Move ${t.title || t.id} to`, 'data-test': 'card-column'},
-    others.map(x => h('option', {value: x.name}, x.label || x.name)));
+    others.map(x => h('option', {value: x.name, selected: x.name === next}, x.label || x.name)));
   const err = h('p', {class: 'err', role: 'alert'});
   const sub = new Submission();
   const btn = h('button', {type: 'submit', class: 'secondary', 'data-test': 'card-move'}, 'Move');

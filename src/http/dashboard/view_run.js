@@ -68,7 +68,7 @@ export function mount(root, ctx) {
   const checkpoints = S.checkpointPanel(id, app); // keeps the chosen checkpoint
 
   async function refresh() {
-    const r = await settle(op('run.show', {id}));
+    const r = await settle(op('run.show', {id, progress_limit: 100}));
     if (!ctx.isCurrent()) return;
     if (!r.ok) { replace(head, h('h1', null, 'Run ', h('span', {class: 'mono'}, id)), errorBox(r.error)); return; }
     run = r.value;
@@ -115,7 +115,8 @@ export function mount(root, ctx) {
       return g.el;
     }, v => !(v.tasks || []).length && !Object.keys(run.task_counts || {}).length);
 
-    fill('progress', {ok: true, value: run.progress || []}, S.progressList, v => !v.length);
+    fill('progress', {ok: true, value: run.progress || []},
+      v => S.progressList(v, run.progress_count ?? v.length), v => !v.length);
     fill('todos', todos, S.todoLists, v => !v.some(l => (l.todos || []).length));
     fill('questions', qs, S.questionList, v => !(v.questions || []).length);
     fill('approvals', aps, S.approvalList, v => !(v.decisions || []).length);
