@@ -4,12 +4,12 @@
 // ops API with a bearer token, and where screenshots go.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { BATON } from './helpers.mjs';
+import { BATON, cli } from './helpers.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const CHROMIUM = process.env.BATON_CHROMIUM || '/usr/bin/chromium';
@@ -159,3 +159,30 @@ export function screenshotPath(name) {
 
 // Waits "ms" milliseconds.
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// A Sinfonia workflow of two steps ("steps": the step files), just started,
+// whose first step came back for review ("body": the return envelope's), so
+// Needs you shows an approval. Returns {run, ret}: the run and the envelope.
+export function sinfoniaReview(s, { steps = ['step-01-draft.md', 'step-02-review.md'], body = 'The PRD draft is ready.' } = {}) {
+  const wf = path.join(s.dir, 'wf');
+  mkdirSync(path.join(wf, 'steps'), { recursive: true });
+  writeFileSync(path.join(wf, 'workflow.md'), '# Workflow: exports\n\nWrite the PRD for exports.\n');
+  for (const step of steps) writeFileSync(path.join(wf, 'steps', step), `# ${step}\n`);
+  const coord = { agent: 'maestro', role: 'coordinator' };
+  const run = cli(s.store, ['sinfonia', 'start', '--json', JSON.stringify({ workflow_dir: wf, goal: 'PRD', title: 'Exports PRD' })], coord).run_id;
+  const handoff = (type, source, target, text) =>
+    cli(s.store, ['sinfonia', 'handoff', '--json', JSON.stringify({ run, type, source, target, body: text })], coord);
+  handoff('dispatch', 'maestro', 'libretto', 'Draft the PRD.');
+  const ret = handoff('return', 'libretto', 'maestro', body);
+  return { run, ret: ret.id };
+}
+
+// An sgai run started from a GOAL.md whose body is "goal" (the agents of the
+// tests work in it); returns its id.
+export function sgaiRun(s, goal = 'Ship the dashboard.') {
+  const ws = path.join(s.dir, 'ws');
+  mkdirSync(ws);
+  writeFileSync(path.join(ws, 'GOAL.md'), `---\nflow: |\n  "coordinator" -> "coder"\n---\n# Goal\n${goal}\n`);
+  const started = cli(s.store, ['sgai', 'start', path.join(ws, 'GOAL.md')], { role: 'coordinator', agent: 'coordinator' });
+  return started.run ? started.run.id : started.id;
+}

@@ -7,12 +7,10 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BATON, cli, eventually, freshStore, mcpArgs } from './helpers.mjs';
-import { launch, op, open, restartServer, signIn, startServer } from './browser.mjs';
+import { launch, op, open, restartServer, sgaiRun, signIn, sinfoniaReview, startServer } from './browser.mjs';
 
 let browser;
 before(async () => {
@@ -24,15 +22,6 @@ after(async () => {
 
 const item = (page, id) => page.locator(`[data-test=inbox-item][data-id="${id}"]`);
 const live = (page, state) => page.locator(`[data-test=live][data-state=${state}]`);
-
-// An sgai run the agents below work in.
-function sgaiRun(s) {
-  const ws = path.join(s.dir, 'ws');
-  mkdirSync(ws);
-  writeFileSync(path.join(ws, 'GOAL.md'), '---\nflow: |\n  "coordinator" -> "coder"\n---\n# Goal\nShip the dashboard.\n');
-  const started = cli(s.store, ['sgai', 'start', path.join(ws, 'GOAL.md')], { role: 'coordinator', agent: 'coordinator' });
-  return started.run ? started.run.id : started.id;
-}
 
 function ask(s, run, question, choices, agent = 'coder') {
   return cli(s.store, ['question', 'ask', '--run', run, '--questions', JSON.stringify([{ question, choices }])],
@@ -214,23 +203,6 @@ test('a second tab follows live; SIGKILL and restart on the same port: both reco
     s.remove();
   }
 });
-
-// A Sinfonia workflow (two steps), just started, whose first step came back
-// for review: Needs you shows the approval.
-function sinfoniaReview(s) {
-  const wf = path.join(s.dir, 'wf');
-  mkdirSync(path.join(wf, 'steps'), { recursive: true });
-  writeFileSync(path.join(wf, 'workflow.md'), '# Workflow: exports\n\nWrite the PRD for exports.\n');
-  writeFileSync(path.join(wf, 'steps', 'step-01-draft.md'), '# Draft\n');
-  writeFileSync(path.join(wf, 'steps', 'step-02-review.md'), '# Review\n');
-  const coord = { agent: 'maestro', role: 'coordinator' };
-  const run = cli(s.store, ['sinfonia', 'start', '--json', JSON.stringify({ workflow_dir: wf, goal: 'PRD', title: 'Exports PRD' })], coord).run_id;
-  const handoff = (type, source, target, body) =>
-    cli(s.store, ['sinfonia', 'handoff', '--json', JSON.stringify({ run, type, source, target, body })], coord);
-  handoff('dispatch', 'maestro', 'libretto', 'Draft the PRD.');
-  const ret = handoff('return', 'libretto', 'maestro', 'The PRD draft is ready.');
-  return { run, ret: ret.id };
-}
 
 test('a draft answer survives a reload; an approval rejected with a reason sends the Sinfonia step back to revision', async () => {
   const s = freshStore();

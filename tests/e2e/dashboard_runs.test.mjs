@@ -6,10 +6,10 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli, freshStore } from './helpers.mjs';
-import { launch, op, open, screenshotPath, signIn, startServer } from './browser.mjs';
+import { launch, op, open, screenshotPath, sgaiRun, signIn, sinfoniaReview, startServer } from './browser.mjs';
 
 let browser;
 before(async () => {
@@ -95,26 +95,15 @@ function populate(s) {
   const agent = (id) => ({ agent: id, role: 'agent' });
   for (const a of ['coder', 'reviewer', 'builder']) cli(s.store, ['agent', 'register', a]);
 
-  const ws = path.join(s.dir, 'ws');
-  mkdirSync(ws);
-  writeFileSync(path.join(ws, 'GOAL.md'), '---\nflow: |\n  "coordinator" -> "coder"\n---\n# Goal\nAdd a login page.\n');
-  const started = cli(s.store, ['sgai', 'start', path.join(ws, 'GOAL.md')], { agent: 'coordinator', role: 'coordinator' });
-  const sgai = started.run ? started.run.id : started.id;
+  const sgai = sgaiRun(s, 'Add a login page.');
   cli(s.store, ['question', 'ask', '--run', sgai, '--message', 'The login form needs a session store.',
     '--questions', JSON.stringify([{ question: 'Where should sessions live?', choices: ['SQLite', 'Redis', 'In memory'] }])],
   { agent: 'coordinator', role: 'coordinator' });
 
-  const wf = path.join(s.dir, 'wf');
-  mkdirSync(path.join(wf, 'steps'), { recursive: true });
-  writeFileSync(path.join(wf, 'workflow.md'), '# Workflow: prd\n\nWrite a PRD.\n');
-  writeFileSync(path.join(wf, 'steps', 'step-01-draft-prd.md'), '# Draft\n');
-  writeFileSync(path.join(wf, 'steps', 'step-02-validate.md'), '# Validate\n');
-  const coord = { agent: 'maestro', role: 'coordinator' };
-  const sin = cli(s.store, ['sinfonia', 'start', '--json', JSON.stringify({ workflow_dir: wf, goal: 'PRD', title: 'Exports PRD' })], coord).run_id;
-  for (const [type, source, target, body] of [['dispatch', 'maestro', 'libretto', 'Draft the PRD.'],
-    ['return', 'libretto', 'maestro', 'The PRD draft covers CSV and JSON exports; the API section is open.']]) {
-    cli(s.store, ['sinfonia', 'handoff', '--json', JSON.stringify({ run: sin, type, source, target, body })], coord);
-  }
+  const sin = sinfoniaReview(s, {
+    steps: ['step-01-draft-prd.md', 'step-02-validate.md'],
+    body: 'The PRD draft covers CSV and JSON exports; the API section is open.',
+  });
 
   const board = cli(s.store, ['board', 'create', '--name', 'Website', '--template', 'software']).id;
   const cards = {};
@@ -146,7 +135,7 @@ function populate(s) {
   cli(s.store, ['run', 'add-progress', '--id', run, '--description', 'Schema merged; API and UI in progress.'], agent('coder'));
   cli(s.store, ['mail', 'send', '--run', run, '--to', 'reviewer', '--body', 'The API is ready for a first look.'], agent('coder'));
   cli(s.store, ['mail', 'send', '--run', run, '--to', 'coder', '--body', 'Looks good; add rate limits.'], agent('reviewer'));
-  return { sgai, sin, board, run };
+  return { sgai, sin: sin.run, board, run };
 }
 
 // A PNG's width and height from its IHDR.
