@@ -4,8 +4,9 @@
 // Last-Event-ID, so the server replays what we missed. It gives up only when
 // the server answers with an error status (503 when too many streams are open,
 // 401 when the session is gone); then we open a new EventSource after a
-// backoff. A new EventSource has no Last-Event-ID, so we treat its first
-// "hello" as a reset (everything is re-fetched).
+// backoff, asking with ?after= for what came after the last event we had,
+// so nothing is missed there either (past the server's replay limit it
+// sends "reset" and everything is re-fetched).
 
 import {getSession} from './api.js';
 
@@ -15,7 +16,7 @@ export class Live {
     this.h = handlers;
     this.es = null;
     this.maxSeq = 0;        // highest ledger seq delivered; never deliver one twice
-    this.fresh = false;     // the current EventSource was created by us, not a browser reconnect
+    this.fresh = false;     // the current EventSource is the tab's first: it starts at the head
     this.everOpen = false;
     this.backoff = 1000;
     this.timer = 0;
@@ -24,9 +25,11 @@ export class Live {
 
   start() {
     this.stop();
-    this.fresh = true;
+    // Only the first stream starts at the head; later ones resume after maxSeq.
+    this.fresh = this.maxSeq === 0;
     this.setState(this.everOpen ? 'reconnecting' : 'connecting');
-    const es = new EventSource('/v1/events', {withCredentials: false});
+    const url = this.maxSeq > 0 ? `/v1/events?after=${this.maxSeq}` : '/v1/events';
+    const es = new EventSource(url, {withCredentials: false});
     this.es = es;
     es.addEventListener('open', () => {
       this.backoff = 1000;
@@ -35,13 +38,11 @@ export class Live {
     es.addEventListener('hello', (e) => {
       const d = parse(e.data) || {};
       this.setState('open');
-      // A stream we opened ourselves after the first one may have missed events.
-      const wasFresh = this.fresh;
-      // A stream we opened has no replay: what it sends starts after head.
-      // (On a browser reconnect the replayed events follow hello, so leave maxSeq.)
-      if (wasFresh && typeof d.head === 'number') this.maxSeq = Math.max(this.maxSeq, d.head);
+      // The first stream has no replay: what it sends starts after head. On a
+      // reconnect (the browser's, with Last-Event-ID, or ours, with ?after=)
+      // the replayed events follow hello, so maxSeq stays where it is.
+      if (this.fresh && typeof d.head === 'number') this.maxSeq = Math.max(this.maxSeq, d.head);
       this.fresh = false;
-      if (wasFresh && this.everOpen) this.h.onReset?.(d.head);
       this.everOpen = true;
     });
     es.addEventListener('ledger', (e) => {
