@@ -151,14 +151,41 @@ TEST_F(DashboardHttpTest, TheSessionCookieSignsThePageInAndIsRefusedFromAnotherO
   ASSERT_EQ(login->status, 200) << login->body;
   const std::string cookie = login->get_header_value("Set-Cookie");
   const std::string name = "baton_session_" + std::to_string(port);
-  EXPECT_EQ(cookie.rfind(name + "=" + server.secret() + ";", 0), 0u) << cookie;
+  ASSERT_EQ(cookie.rfind(name + "=", 0), 0u) << cookie;
+  const std::string session = cookie.substr(name.size() + 1, cookie.find(';') - name.size() - 1);
+  // The cookie never holds the credential signed in with.
+  EXPECT_EQ(cookie.find(server.secret()), std::string::npos) << cookie;
   EXPECT_NE(cookie.find("HttpOnly"), std::string::npos);
   EXPECT_NE(cookie.find("SameSite=Strict"), std::string::npos);
-  const httplib::Headers with_cookie = {{"Cookie", "other=1; " + name + "=" + server.secret()}};
+  const std::string proof = Json::parse(login->body)["proof"];
+  ASSERT_FALSE(proof.empty());
+  EXPECT_EQ(login->body.find(session), std::string::npos);  // the page never sees the cookie
 
+  // Browsers send the cookie to every port of the host: alone it is nothing.
+  const httplib::Headers leaked = {{"Cookie", name + "=" + session}};
+  auto alone = client.Get("/v1/session", leaked);
+  ASSERT_TRUE(alone);
+  EXPECT_EQ(alone->status, 401);
+  EXPECT_NE(alone->body.find("X-Baton-Proof"), std::string::npos) << alone->body;
+  auto as_bearer = Post(port, "/v1/ops/run.list", Json::object(), Bearer(session));
+  ASSERT_TRUE(as_bearer);
+  EXPECT_EQ(as_bearer->status, 401);
+  httplib::Headers wrong_proof = leaked;
+  wrong_proof.emplace("X-Baton-Proof", session);
+  auto wrong_p = client.Get("/v1/session", wrong_proof);
+  ASSERT_TRUE(wrong_p);
+  EXPECT_EQ(wrong_p->status, 401);
+
+  const httplib::Headers with_cookie = {{"Cookie", "other=1; " + name + "=" + session},
+                                        {"X-Baton-Proof", proof}};
   auto who = client.Get("/v1/session", with_cookie);
   ASSERT_TRUE(who);
   EXPECT_EQ(Json::parse(who->body)["actor"]["role"], "human");
+  // An EventSource sends no headers: the proof may come as ?proof=.
+  Stream events = ReadEvents(port, leaked, [](const std::string& t) {
+    return t.find("event: hello") != std::string::npos;
+  }, 5000, "/v1/events?proof=" + proof);
+  EXPECT_EQ(events.status, 200);
 
   const int64_t before = Events(port, server.secret());
   const Json create = {{"profile", "baton"}, {"title", "from the page"}};
@@ -191,6 +218,61 @@ TEST_F(DashboardHttpTest, TheSessionCookieSignsThePageInAndIsRefusedFromAnotherO
   ASSERT_TRUE(out);
   EXPECT_EQ(out->status, 204);
   EXPECT_NE(out->get_header_value("Set-Cookie").find("Max-Age=0"), std::string::npos);
+  // Signed out is ended: the cookie and the proof no longer count.
+  auto after = client.Get("/v1/session", with_cookie);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 401);
+}
+
+TEST_F(DashboardHttpTest, ASessionMadeWithATokenEndsWithTheToken) {
+  ServeProcess server(store_);
+  const int port = server.port();
+  const std::string own = "http://127.0.0.1:" + std::to_string(port);
+  const std::string token = MakeToken(store_, "watcher", "agent");
+  auto login = Post(port, "/v1/session", {{"token", token}}, {{"Origin", own}});
+  ASSERT_TRUE(login);
+  ASSERT_EQ(login->status, 200) << login->body;
+  const std::string cookie = login->get_header_value("Set-Cookie");
+  const std::string name = "baton_session_" + std::to_string(port);
+  const httplib::Headers h = {
+      {"Cookie", cookie.substr(0, cookie.find(';'))},
+      {"X-Baton-Proof", Json::parse(login->body)["proof"].get<std::string>()}};
+  httplib::Client client("127.0.0.1", port);
+  auto who = client.Get("/v1/session", h);
+  ASSERT_TRUE(who);
+  EXPECT_EQ(Json::parse(who->body)["actor"]["id"], "watcher");
+  // What needs the human is not an agent's to read (it shows others' mail).
+  auto inbox = Post(port, "/v1/ops/inbox.list", Json::object(),
+                    {{"Authorization", "Bearer " + token}});
+  ASSERT_TRUE(inbox);
+  EXPECT_EQ(inbox->status, 403);
+  const Json tokens = Json::parse(Post(port, "/v1/ops/token.list", Json::object(),
+                                       Bearer(server.secret()))->body)["tokens"];
+  ASSERT_EQ(tokens.size(), 1u);
+  auto revoked = Post(port, "/v1/ops/token.revoke", {{"id", tokens[0]["id"]}}, Bearer(server.secret()));
+  ASSERT_TRUE(revoked);
+  ASSERT_EQ(revoked->status, 200) << revoked->body;
+  auto after = client.Get("/v1/session", h);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 401);
+}
+
+TEST_F(DashboardHttpTest, UnderAuthNoneAPageOnAnotherPortChangesNothing) {
+  ServeProcess server(store_, {"--auth", "none"});
+  const int port = server.port();
+  const Json create = {{"profile", "baton"}, {"title", "from elsewhere"}};
+  auto foreign = Post(port, "/v1/ops/run.create", create,
+                      {{"Origin", "http://127.0.0.1:" + std::to_string(port + 1)}});
+  ASSERT_TRUE(foreign);
+  EXPECT_EQ(foreign->status, 403);
+  EXPECT_NE(foreign->body.find("--auth none"), std::string::npos) << foreign->body;
+  auto own = Post(port, "/v1/ops/run.create", create,
+                  {{"Origin", "http://127.0.0.1:" + std::to_string(port)}});
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->status, 200) << own->body;
+  auto script = Post(port, "/v1/ops/run.create", create, {});  // no Origin: not a browser
+  ASSERT_TRUE(script);
+  EXPECT_EQ(script->status, 200);
 }
 
 TEST_F(DashboardHttpTest, AReconnectingStreamGetsWhatItMissedOnceThenLiveEvents) {
@@ -229,6 +311,45 @@ TEST_F(DashboardHttpTest, AReconnectingStreamGetsWhatItMissedOnceThenLiveEvents)
   EXPECT_TRUE(Ids(fresh.text).empty()) << fresh.text;
 }
 
+// Three agents write as fast as they can while streams are opened one after
+// another at positions just behind the head: every stream must list every
+// seq after its position, once, in order (a stream joining while the feed
+// was telling the others of new events once skipped them).
+TEST_F(DashboardHttpTest, StreamsOpenedWhileAgentsWriteMissNothing) {
+  Seed(3);
+  ServeProcess server(store_);
+  const int port = server.port();
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 3; ++w) {
+    writers.emplace_back([&] {
+      while (!stop.load()) {
+        Post(port, "/v1/ops/run.create", {{"profile", "baton"}, {"title", "w"}},
+             Bearer(server.secret()));
+      }
+    });
+  }
+  int checked = 0;
+  for (int round = 0; round < 12; ++round) {
+    const int64_t head = Events(port, server.secret());
+    const int64_t from = std::max<int64_t>(0, head - 3);
+    const int64_t until = head + 15;  // well after the stream has joined
+    Stream s = ReadEvents(port, Bearer(server.secret()), [&](const std::string& t) {
+      return t.find("id: " + std::to_string(until) + "\n") != std::string::npos;
+    }, 20000, "/v1/events?after=" + std::to_string(from));
+    std::vector<int64_t> ids = Ids(s.text);
+    ASSERT_FALSE(ids.empty()) << s.text.substr(0, 300);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      ASSERT_EQ(ids[i], from + 1 + static_cast<int64_t>(i)) << "round " << round << ": " << s.text;
+    }
+    EXPECT_GE(ids.back(), until);
+    ++checked;
+  }
+  stop = true;
+  for (std::thread& t : writers) t.join();
+  EXPECT_EQ(checked, 12);
+}
+
 TEST_F(DashboardHttpTest, TooMuchMissedOrAnotherStoresPositionGetsAResetNotAFlood) {
   Seed(1005);
   ServeProcess server(store_);
@@ -238,9 +359,9 @@ TEST_F(DashboardHttpTest, TooMuchMissedOrAnotherStoresPositionGetsAResetNotAFloo
   httplib::Headers far = Bearer(server.secret());
   far.emplace("Last-Event-ID", "1");
   Stream s = ReadEvents(server.port(), far, until_reset);
-  EXPECT_NE(s.text.find("event: reset\ndata: {\"head\":1005,\"missed\":1004}"), std::string::npos)
+  EXPECT_NE(s.text.find("id: 1005\nevent: reset\ndata: {\"head\":1005,"), std::string::npos)
       << s.text.substr(0, 500);
-  EXPECT_TRUE(Ids(s.text).empty());
+  EXPECT_EQ(s.text.find("event: ledger"), std::string::npos);  // no flood of 1,004
   httplib::Headers ahead = Bearer(server.secret());
   ahead.emplace("Last-Event-ID", "999999");
   EXPECT_NE(ReadEvents(server.port(), ahead, until_reset).text.find("event: reset"),
@@ -253,32 +374,47 @@ TEST_F(DashboardHttpTest, TooMuchMissedOrAnotherStoresPositionGetsAResetNotAFloo
 }
 
 TEST_F(DashboardHttpTest, StreamsPingAreCappedAndNeverTakeTheApisWorkers) {
-  ServeProcess server(store_, {"--max-event-streams", "2", "--event-heartbeat-ms", "200",
-                               "--threads", "4", "--reserve", "1"});
+  // Streams may take at most half the workers long requests may have.
+  ProcessResult refused = RunBaton({"--store", store_, "serve", "--listen", "127.0.0.1:0",
+                                    "--threads", "4", "--reserve", "1", "--max-event-streams", "2"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("--max-event-streams 2: at most half"), std::string::npos)
+      << refused.err;
+
+  ServeProcess server(store_, {"--max-event-streams", "4", "--event-heartbeat-ms", "200",
+                               "--threads", "12", "--reserve", "2"});
   const int port = server.port();
   // Unauthenticated: no stream.
   EXPECT_EQ(ReadEvents(port, {}, [](const std::string&) { return true; }).status, 401);
 
+  // Agents (every caller but the human) share three of the four.
+  const std::string agent = MakeToken(store_, "watcher", "agent");
   std::atomic<int> pings{0};
   std::atomic<bool> stop{false};
   std::vector<std::thread> holders;
-  for (int i = 0; i < 2; ++i) {
-    holders.emplace_back([&] {
-      ReadEvents(port, Bearer(server.secret()), [&](const std::string& t) {
+  auto hold = [&](const std::string& secret) {
+    holders.emplace_back([&, secret] {
+      ReadEvents(port, Bearer(secret), [&](const std::string& t) {
         if (t.find(": ping") != std::string::npos) ++pings;
         return stop.load();
       }, 20000);
     });
-  }
+  };
+  for (int i = 0; i < 3; ++i) hold(agent);
   std::this_thread::sleep_for(std::chrono::milliseconds(800));
-  EXPECT_GE(pings.load(), 2);  // both got a heartbeat within 800 ms at 200 ms
+  EXPECT_GE(pings.load(), 3);  // each got a heartbeat within 800 ms at 200 ms
   httplib::Client client("127.0.0.1", port);
-  auto third = client.Get("/v1/events", Bearer(server.secret()));
-  ASSERT_TRUE(third);
-  EXPECT_EQ(third->status, 503);
-  EXPECT_EQ(third->get_header_value("Retry-After"), "5");
-  EXPECT_NE(third->body.find("--max-event-streams"), std::string::npos);
-  // Two of four workers are held by streams: API calls are still answered.
+  auto fourth = client.Get("/v1/events", Bearer(agent));
+  ASSERT_TRUE(fourth);
+  EXPECT_EQ(fourth->status, 503);
+  EXPECT_EQ(fourth->get_header_value("Retry-After"), "5");
+  EXPECT_NE(fourth->body.find("--max-event-streams"), std::string::npos);
+  hold(server.secret());  // the human's tab still gets one
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  auto fifth = client.Get("/v1/events", Bearer(server.secret()));
+  ASSERT_TRUE(fifth);
+  EXPECT_EQ(fifth->status, 503);  // all four are taken now
+  // Four of twelve workers are held by streams: API calls are still answered.
   for (int i = 0; i < 5; ++i) {
     auto res = Post(port, "/v1/ops/run.list", Json::object(), Bearer(server.secret()));
     ASSERT_TRUE(res);

@@ -134,7 +134,9 @@ async function cookieAuth(server) {
   const set = [].concat(r.headers['set-cookie'] || []);
   const cookie = set.map((c) => c.split(';')[0]).find((c) => c.startsWith('baton_session'));
   if (!cookie) throw new Error(`no session cookie in ${JSON.stringify(set)}`);
-  return { cookie, headers: { Cookie: cookie, Origin: server.url } };
+  // The page sends its proof (kept in localStorage) beside the cookie.
+  const proof = JSON.parse(r.body).proof;
+  return { cookie, proof, headers: { Cookie: cookie, Origin: server.url, 'X-Baton-Proof': proof } };
 }
 
 // ---- data ---------------------------------------------------------------------------------
@@ -290,6 +292,7 @@ async function browserRenders(server, big, inboxCount, cookie) {
     for (let i = 0; i < RENDERS + 1; i++) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       await context.addCookies([{ name, value, url: server.url }]);
+      await context.addInitScript((proof) => localStorage.setItem('baton-proof', proof), cookie.proof);
       // The page's own clock: from navigation start to the moment "want"
       // elements matching "selector" are in the DOM.
       await context.addInitScript(({ selector, want }) => {

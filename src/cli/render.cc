@@ -28,6 +28,7 @@ const ListView kListViews[] = {
     {"messages", {"seq", "from", "to", "delivery_status", "read", "body"}},
     {"decisions", {"run_id", "subject_kind", "subject", "decision", "reviewer", "note"}},
     {"mirrors", {"path", "format", "run_id", "ok", "last_error"}},
+    {"sessions", {"id", "agent", "role", "credential", "created_at", "expires_at"}},
 };
 
 std::string Cell(const Json& v) {

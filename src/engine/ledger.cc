@@ -88,7 +88,9 @@ Result<int64_t> AppendEvent(OpContext& ctx, const EventInput& event) {
 }
 
 Result<Json> ListEvents(Txn& txn, const EventFilter& f) {
-  std::string sql = std::string("SELECT ") + kEventColumns + " FROM events WHERE seq > ?";
+  std::string sql = std::string("SELECT ") +
+                    (f.with_payload ? kEventColumns : "seq, time, run_id, actor_id, actor_role, kind, summary") +
+                    " FROM events WHERE seq > ?";
   std::vector<SqlValue> params = {SqlInt(f.since_seq)};
   if (!f.run_id.empty()) {
     sql += " AND run_id = ?";
@@ -118,7 +120,18 @@ Result<Json> ListEvents(Txn& txn, const EventFilter& f) {
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
   if (f.before_seq > 0) std::reverse(rows.begin(), rows.end());
   Json out = Json::array();
-  for (const Row& r : rows) out.push_back(EventRowToJson(r));
+  for (const Row& r : rows) {
+    if (f.with_payload) {
+      out.push_back(EventRowToJson(r));
+      continue;
+    }
+    out.push_back({{"seq", r.Int(0)},
+                   {"time", r.Str(1)},
+                   {"run_id", r.IsNull(2) ? Json() : Json(r.Str(2))},
+                   {"actor", {{"id", r.Str(3)}, {"role", r.Str(4)}}},
+                   {"kind", r.Str(5)},
+                   {"summary", r.Str(6)}});
+  }
   return out;
 }
 

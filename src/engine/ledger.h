@@ -42,6 +42,9 @@ struct EventFilter {
   // > 0: the newest "limit" events below this seq (still returned in seq
   // order), for paging back from the head.
   int64_t before_seq = 0;
+  // false: {seq, time, run_id, actor, kind, summary} only — what a list or
+  // a live view shows, without payloads an agent may have made large.
+  bool with_payload = true;
 };
 
 // Events in seq order as JSON objects {seq, time, run_id, actor{id, role},

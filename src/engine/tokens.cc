@@ -146,6 +146,104 @@ Result<Json> ResolveToken(OpContext& ctx, const Json& in) {
   return Json{{"agent", rows[0].Str(0)}, {"role", rows[0].Str(1)}, {"grants", GrantsOf(rows[0].Str(2))}};
 }
 
+// ---- the dashboard's sessions ------------------------------------------------
+
+namespace {
+
+constexpr int64_t kSessionMillis = int64_t{30} * 24 * 3600 * 1000;
+
+}  // namespace
+
+Result<Json> CreateWebSession(OpContext& ctx, const Json& in) {
+  const std::string kind = in.at("credential").get<std::string>();
+  std::string credential = "human";
+  if (kind == "token") {
+    // The token must be live now; the session follows it from then on.
+    ASSIGN_OR_RETURN(Json who, ResolveToken(ctx, {{"token", in.value("token", "")}}));
+    credential = "token:" + Sha256Hex(in["token"].get<std::string>());
+  }
+  ASSIGN_OR_RETURN(std::string session, NewSecret());
+  ASSIGN_OR_RETURN(std::string proof, NewSecret());
+  const std::string agent = in.at("agent").get<std::string>();
+  const std::string role = in.at("role").get<std::string>();
+  const int64_t expires = ctx.now_ms + kSessionMillis;
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("INSERT INTO web_sessions (id_hash, proof_hash, credential, agent_id, "
+                            "role, created_at, expires_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            {SqlText(Sha256Hex(session)), SqlText(Sha256Hex(proof)),
+                             SqlText(credential), SqlText(agent), SqlText(role), SqlText(ctx.now),
+                             SqlInt(expires)})
+                      .status());
+  RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "session.created",
+                                    .summary = "dashboard sign-in as " + agent + " (" + role + ")",
+                                    .payload = {{"agent", agent},
+                                                {"role", role},
+                                                {"credential", kind},
+                                                {"session", Sha256Hex(session).substr(0, 12)}}})
+                      .status());
+  return Json{{"session", session}, {"proof", proof}, {"expires_at", FormatTime(expires)}};
+}
+
+Result<Json> ResolveWebSession(OpContext& ctx, const Json& in) {
+  const Status refused = UnauthenticatedError(
+      "the dashboard's session is unknown, ended or expired, or its proof is wrong: sign in "
+      "again with the link baton serve printed (baton url)");
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query("SELECT proof_hash, credential, agent_id, role, expires_ms FROM "
+                                 "web_sessions WHERE id_hash = ?",
+                                 {SqlText(Sha256Hex(in.at("session").get<std::string>()))}));
+  if (rows.empty() || rows[0].Int(4) < ctx.now_ms) return refused;
+  // Both are hashes of random secrets: comparing them leaks nothing useful.
+  if (rows[0].Str(0) != Sha256Hex(in.at("proof").get<std::string>())) return refused;
+  const std::string credential = rows[0].Str(1);
+  if (credential == "human") {
+    return Json{{"credential", "human"},
+                {"agent", rows[0].Str(2)},
+                {"role", rows[0].Str(3)},
+                {"grants", Json::array()}};
+  }
+  ASSIGN_OR_RETURN(std::vector<Row> token,
+                   ctx.txn.Query("SELECT agent_id, role, grants FROM tokens WHERE hash = ? AND "
+                                 "revoked_at IS NULL",
+                                 {SqlText(credential.substr(6))}));
+  if (token.empty()) return refused;
+  return Json{{"credential", "token"},
+              {"agent", token[0].Str(0)},
+              {"role", token[0].Str(1)},
+              {"grants", GrantsOf(token[0].Str(2))}};
+}
+
+Result<Json> ListWebSessions(OpContext& ctx, const Json&) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query("SELECT id_hash, agent_id, role, credential, created_at, "
+                                 "expires_ms FROM web_sessions WHERE expires_ms >= ? ORDER BY "
+                                 "created_at, id_hash",
+                                 {SqlInt(ctx.now_ms)}));
+  Json list = Json::array();
+  for (const Row& r : rows) {
+    list.push_back({{"id", r.Str(0).substr(0, 12)},
+                    {"agent", r.Str(1)},
+                    {"role", r.Str(2)},
+                    {"credential", r.Str(3) == "human" ? "human" : "token"},
+                    {"created_at", r.Str(4)},
+                    {"expires_at", FormatTime(r.Int(5))}});
+  }
+  return Json{{"sessions", list}};
+}
+
+Result<Json> EndWebSession(OpContext& ctx, const Json& in) {
+  const std::string hash = Sha256Hex(in.at("session").get<std::string>());
+  ASSIGN_OR_RETURN(int64_t gone,
+                   ctx.txn.Exec("DELETE FROM web_sessions WHERE id_hash = ?", {SqlText(hash)}));
+  if (gone > 0) {
+    RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "session.ended",
+                                      .summary = "dashboard sign-out",
+                                      .payload = {{"session", hash.substr(0, 12)}}})
+                        .status());
+  }
+  return Json{{"ended", gone > 0}};
+}
+
 // ---- the human's secret ------------------------------------------------------
 
 namespace {

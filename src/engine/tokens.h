@@ -35,6 +35,29 @@ Result<Json> RevokeToken(OpContext& ctx, const Json& in);
 // token that is unknown or revoked.
 Result<Json> ResolveToken(OpContext& ctx, const Json& in);
 
+// The dashboard's sessions (http/server.cc /v1/session). Signing in with the
+// human's secret or a token makes a session of two random secrets: "session"
+// travels in an HttpOnly cookie, "proof" stays in the page's storage (per
+// origin, port included) and comes back in a header. Browsers send a cookie
+// to every port of a host, so the cookie alone proves nothing: a request
+// needs both. Only their SHA-256 is stored; a session made with a token dies
+// with the token.
+//
+// session.create {credential: "human" | "token", token?, agent, role} ->
+// {session, proof, expires_at}, with a "session.created" event.
+Result<Json> CreateWebSession(OpContext& ctx, const Json& in);
+// session.resolve {session, proof} -> {credential, agent, role, grants};
+// Unauthenticated for an unknown, expired or ended session, a wrong proof,
+// or a revoked token.
+Result<Json> ResolveWebSession(OpContext& ctx, const Json& in);
+// session.list -> {sessions: [{id, agent, role, credential, created_at,
+// expires_at}]}: who is signed in to the dashboard (live sessions; "id" is
+// a prefix of the session's hash, as its events name it).
+Result<Json> ListWebSessions(OpContext& ctx, const Json& in);
+// session.end {session}: signs out ("session.ended"); ending an unknown
+// session changes nothing.
+Result<Json> EndWebSession(OpContext& ctx, const Json& in);
+
 // Where the human's secret of the store at "store_location" lives: the
 // store's path plus ".secret" (.baton/baton.db -> .baton/baton.db.secret).
 // "" for a store without a file (":memory:").

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -14,10 +15,15 @@
 namespace baton {
 namespace {
 
+constexpr int64_t kReplayBatch = 200;
+
 struct Stream {
-  std::mutex mu;  // guards the fields below
+  std::string role;  // the caller's: streams are rationed by role
+  std::mutex mu;     // guards the fields below
   std::condition_variable cv;
-  std::deque<Json> queue;
+  // Frames in seq order, as written; their bytes are bounded.
+  std::deque<std::pair<int64_t, std::string>> queue;
+  size_t queued_bytes = 0;
   bool overflow = false;  // the queue was dropped: the client gets a reset
   bool closed = false;
 };
@@ -49,6 +55,11 @@ Result<int64_t> LastSeen(const httplib::Request& req) {
   return seq;
 }
 
+void SendError(httplib::Response& res, int status, const Status& s) {
+  res.status = status;
+  res.set_content(DumpJson(Json{{"error", s.ToJson()}}) + "\n", "application/json");
+}
+
 }  // namespace
 
 std::string LedgerEventFrame(const Json& event) {
@@ -61,49 +72,86 @@ std::string LedgerEventFrame(const Json& event) {
 struct EventStreams::Impl {
   Api& api;
   EventStreamOptions options;
-  mcp::ChangeFeed feed{api};
+  mcp::ChangeFeed feed{api, /*with_payload=*/false};
 
   std::mutex mu;  // guards the fields below
   std::set<std::shared_ptr<Stream>> streams;
   bool stopping = false;
 
-  bool Take(const std::shared_ptr<Stream>& s) {
+  // Streams are a shared budget: the human's tabs may use all of it, every
+  // other role together at most three quarters, so agents and scripts can
+  // never lock the human's page out.
+  Status Take(const std::shared_ptr<Stream>& s) {
     std::lock_guard<std::mutex> lock(mu);
-    if (stopping || streams.size() >= options.max_streams) return false;
+    if (stopping) return UnavailableError("the server is stopping");
+    const size_t others = static_cast<size_t>(std::count_if(
+        streams.begin(), streams.end(), [](const auto& o) { return o->role != "human"; }));
+    const size_t others_cap = options.max_streams * 3 / 4;
+    if (streams.size() >= options.max_streams || (s->role != "human" && others >= others_cap)) {
+      return UnavailableError(
+          "too many open event streams (" + std::to_string(options.max_streams) +
+          ", --max-event-streams; callers other than the human share " +
+          std::to_string(others_cap) + " of them); retry later");
+    }
     streams.insert(s);
-    return true;
+    return Status();
   }
   void Give(const std::shared_ptr<Stream>& s) {
     std::lock_guard<std::mutex> lock(mu);
     streams.erase(s);
   }
 
-  // The events after "after" up to "head", written as frames; false when
-  // the client is gone.
-  bool Replay(httplib::DataSink& sink, int64_t after, int64_t head) {
-    while (after < head) {
-      Result<Json> got = api.Call(
-          "ledger.events", {{"since", after}, {"limit", std::min<int64_t>(500, head - after)}},
-          SystemActor());
+  // The events after "*cursor" up to "until" as frames, moving "*cursor";
+  // false when the client is gone.
+  bool Replay(httplib::DataSink& sink, int64_t* cursor, int64_t until) {
+    while (*cursor < until) {
+      Result<Json> got = api.Call("ledger.events",
+                                  {{"since", *cursor},
+                                   {"limit", std::min(kReplayBatch, until - *cursor)},
+                                   {"summary_only", true}},
+                                  SystemActor());
       if (!got.ok() || (*got)["events"].empty()) return true;
       for (const Json& e : (*got)["events"]) {
-        if (e["seq"].get<int64_t>() > head) return true;
+        const int64_t seq = e["seq"].get<int64_t>();
+        if (seq > until) return true;
         if (!Write(sink, LedgerEventFrame(e))) return false;
-        after = e["seq"].get<int64_t>();
+        *cursor = seq;
       }
     }
     return true;
   }
 
+  // The newest seq in the ledger (0 when it cannot be read).
+  int64_t Head() {
+    Result<Json> got = api.Call(
+        "ledger.events", {{"before", int64_t{1} << 53}, {"limit", 1}, {"summary_only", true}},
+        SystemActor());
+    if (!got.ok() || (*got)["events"].empty()) return 0;
+    return (*got)["events"][0]["seq"].get<int64_t>();
+  }
+
+  bool Reset(httplib::DataSink& sink, int64_t head, const char* why) {
+    // With the head as its id, the browser's next Last-Event-ID starts there.
+    return Write(sink, "id: " + std::to_string(head) + "\n" +
+                           Frame("reset", {{"head", head}, {"reason", why}}));
+  }
+
   // Runs on the worker the stream holds until the client or the server goes.
+  // "cursor" is the last seq the client has: a live event past cursor + 1
+  // means the feed told of it before this stream joined (or the queue was
+  // cut), and the gap is read from the ledger first, so none is missed.
   void Pump(const std::shared_ptr<Stream>& s, int64_t last_seen, int64_t head,
             httplib::DataSink& sink) {
     bool ok = Write(sink, "retry: 2000\n\n") && Write(sink, Frame("hello", {{"head", head}}));
+    int64_t cursor = head;
     if (ok && last_seen >= 0) {
-      if (last_seen > head || head - last_seen > options.replay_limit) {
-        ok = Write(sink, Frame("reset", {{"head", head}, {"missed", head - last_seen}}));
+      if (last_seen > head) {
+        ok = Reset(sink, head, "the position is past the store's head (another store?)");
+      } else if (head - last_seen > options.replay_limit) {
+        ok = Reset(sink, head, "more events were missed than are replayed");
       } else {
-        ok = Replay(sink, last_seen, head);
+        cursor = last_seen;
+        ok = Replay(sink, &cursor, head);
       }
     }
     std::unique_lock<std::mutex> lock(s->mu);
@@ -111,16 +159,36 @@ struct EventStreams::Impl {
       s->cv.wait_for(lock, std::chrono::milliseconds(options.heartbeat_ms),
                      [&] { return s->closed || s->overflow || !s->queue.empty(); });
       if (s->closed) break;
-      std::deque<Json> batch;
+      std::deque<std::pair<int64_t, std::string>> batch;
       batch.swap(s->queue);
+      s->queued_bytes = 0;
       const bool overflow = std::exchange(s->overflow, false);
       lock.unlock();
       if (overflow) {
-        ok = Write(sink, Frame("reset", {{"reason", "the client read too slowly"}}));
+        // What the client missed is in the ledger: fill it in while it is
+        // within the replay limit, else tell the page to re-read.
+        const int64_t now = Head();
+        if (now - cursor > options.replay_limit) {
+          ok = Reset(sink, now, "the client read too slowly to keep up");
+          cursor = std::max(cursor, now);
+        } else {
+          ok = Replay(sink, &cursor, now);
+        }
       } else if (batch.empty()) {
         ok = Write(sink, ": ping\n\n");
       }
-      for (const Json& e : batch) ok = ok && Write(sink, LedgerEventFrame(e));
+      for (auto& [seq, frame] : batch) {
+        if (!ok) break;
+        if (seq <= cursor) continue;
+        if (seq > cursor + 1) {
+          ok = seq - 1 - cursor > options.replay_limit
+                   ? Reset(sink, seq - 1, "more events were missed than are replayed")
+                   : Replay(sink, &cursor, seq - 1);
+          cursor = std::max(cursor, seq - 1);
+        }
+        ok = ok && Write(sink, frame);
+        cursor = seq;
+      }
       lock.lock();
     }
   }
@@ -131,38 +199,32 @@ EventStreams::EventStreams(Api& api, EventStreamOptions options)
 
 EventStreams::~EventStreams() { CloseAll(); }
 
-void EventStreams::Handle(const httplib::Request& req, httplib::Response& res) {
+void EventStreams::Handle(const httplib::Request& req, httplib::Response& res,
+                          const std::string& role) {
   Result<int64_t> last_seen = LastSeen(req);
-  if (!last_seen.ok()) {
-    res.status = 400;
-    res.set_content(DumpJson(Json{{"error", last_seen.status().ToJson()}}) + "\n",
-                     "application/json");
-    return;
-  }
+  if (!last_seen.ok()) return SendError(res, 400, last_seen.status());
   auto s = std::make_shared<Stream>();
-  if (!impl_->Take(s)) {
-    res.status = 503;
+  s->role = role;
+  Status taken = impl_->Take(s);
+  if (!taken.ok()) {
     res.set_header("Retry-After", "5");
-    res.set_content(
-        DumpJson(Json{{"error", UnavailableError("too many open event streams (" +
-                                                 std::to_string(impl_->options.max_streams) +
-                                                 ", --max-event-streams); retry later")
-                                    .ToJson()}}) +
-            "\n",
-        "application/json");
-    return;
+    return SendError(res, 503, taken);
   }
-  const size_t max_queue = impl_->options.max_queue;
+  const size_t max_bytes = impl_->options.max_queue_bytes;
   int64_t head = 0;
   const int listener = impl_->feed.Add(
-      [s, max_queue](const Json& event) {
+      [s, max_bytes](const Json& event) {
+        std::string frame = LedgerEventFrame(event);
         std::lock_guard<std::mutex> lock(s->mu);
         if (s->overflow) return;
-        if (s->queue.size() >= max_queue) {
+        if (s->queued_bytes + frame.size() > max_bytes) {
+          // A client this far behind is caught up from the ledger instead.
           s->queue.clear();
+          s->queued_bytes = 0;
           s->overflow = true;
         } else {
-          s->queue.push_back(event);
+          s->queued_bytes += frame.size();
+          s->queue.emplace_back(event["seq"].get<int64_t>(), std::move(frame));
         }
         s->cv.notify_all();
       },

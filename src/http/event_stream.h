@@ -7,20 +7,25 @@
 //   event: ledger
 //   data: {"seq", "time", "kind", "run_id", "actor", "summary"}
 //
-// in seq order. A stream opens with "event: hello" (data {"head"}: the last
-// seq before the stream). A client that reconnects with Last-Event-ID (as
-// EventSource does by itself) or ?after=<seq> gets the events it missed
-// first; when more than "replay_limit" were missed, or the store's head is
-// behind the id (another store), it gets "event: reset" instead and
-// re-reads what it shows. A client that reads too slowly to keep up
-// ("max_queue" events waiting) gets a reset too. A ": ping" comment goes
-// out every "heartbeat_ms" of silence, so proxies and the client notice a
-// dead peer.
+// in seq order, each once, none skipped: a stream keeps the last seq its
+// client has and reads any gap from the ledger before going on. A stream
+// opens with "event: hello" (data {"head"}: the last seq before the stream).
+// A client that reconnects with Last-Event-ID (as EventSource does by
+// itself) or ?after=<seq> gets the events it missed first; when more than
+// "replay_limit" were missed, or the store's head is behind the id (another
+// store), it gets "event: reset" (its id the head) instead and re-reads
+// what it shows. Frames wait for a slow client up to "max_queue_bytes";
+// past that they are dropped and read again from the ledger when it catches
+// up (or it gets a reset). A ": ping" comment goes out every "heartbeat_ms"
+// of silence, so proxies and the client notice a dead peer. Frames carry no
+// payload (ledger.events summary_only): what an agent wrote at length stays
+// out of every tab.
 //
 // Each stream holds one of the server's workers for its life, so at most
-// "max_streams" are open at once; another is refused with 503 and
-// Retry-After, and API requests and MCP calls keep their workers
-// (docs/security-http.md, the reserve).
+// "max_streams" are open at once — callers other than the human together at
+// most three quarters of them, so they never lock the human's page out;
+// another is refused with 503 and Retry-After. The server checks that
+// streams leave workers for API requests and MCP calls (http/server.h).
 
 #ifndef BATON_SRC_HTTP_EVENT_STREAM_H_
 #define BATON_SRC_HTTP_EVENT_STREAM_H_
@@ -41,7 +46,7 @@ struct EventStreamOptions {
   size_t max_streams = 32;
   int64_t heartbeat_ms = 15000;
   int64_t replay_limit = 1000;
-  size_t max_queue = 10000;
+  size_t max_queue_bytes = size_t{4} << 20;
 };
 
 class EventStreams {
@@ -51,8 +56,8 @@ class EventStreams {
   EventStreams(const EventStreams&) = delete;
   EventStreams& operator=(const EventStreams&) = delete;
 
-  // Answers GET /v1/events for a caller already identified.
-  void Handle(const httplib::Request& req, httplib::Response& res);
+  // Answers GET /v1/events for a caller already identified, of "role".
+  void Handle(const httplib::Request& req, httplib::Response& res, const std::string& role);
   // Ends every stream (the server is stopping); later requests get 503.
   void CloseAll();
 

@@ -94,7 +94,7 @@ Result<Actor> CallerFromCredential(Api& api, const CallerAuth& auth, const httpl
     const std::string cookie = CookieValue(req, auth.cookie_name);
     if (!cookie.empty()) {
       RETURN_IF_ERROR(CheckCookieOrigin(req));
-      return ActorForSecret(api, auth, cookie);
+      return ActorForSession(api, cookie, SessionProof(req));
     }
   }
   if (!bearer) {
@@ -115,8 +115,34 @@ Result<Actor> IdentifyCaller(Api& api, const CallerAuth& auth, const httplib::Re
   return actor;
 }
 
+std::string SessionProof(const httplib::Request& req) {
+  if (req.has_header("X-Baton-Proof")) return req.get_header_value("X-Baton-Proof");
+  return req.has_param("proof") ? req.get_param_value("proof") : "";
+}
+
+Result<Actor> ActorForSession(Api& api, const std::string& session, const std::string& proof) {
+  if (proof.empty()) {
+    return UnauthenticatedError(
+        "X-Baton-Proof: the dashboard's session cookie counts only with its page's proof (the "
+        "browser sends the cookie to every port of this host); sign in again");
+  }
+  if (session.size() > 200 || proof.size() > 200) {
+    return UnauthenticatedError("the dashboard's session is unknown");
+  }
+  ASSIGN_OR_RETURN(Json who, api.Call("session.resolve", {{"session", session}, {"proof", proof}},
+                                      SystemActor()));
+  if (who["credential"] == "human") return LocalHumanActor();
+  Actor actor{who["agent"].get<std::string>(), who["role"].get<std::string>(), {}};
+  for (const Json& g : who["grants"]) actor.grants.push_back(g.get<std::string>());
+  return actor;
+}
+
+bool IsHumanSecret(const CallerAuth& auth, const std::string& secret) {
+  return !auth.human_secret.empty() && SameSecret(secret, auth.human_secret);
+}
+
 Result<Actor> ActorForSecret(Api& api, const CallerAuth& auth, const std::string& secret) {
-  if (!auth.human_secret.empty() && SameSecret(secret, auth.human_secret)) return LocalHumanActor();
+  if (IsHumanSecret(auth, secret)) return LocalHumanActor();
   if (secret.empty() || secret.size() > 200) {
     return UnauthenticatedError("the bearer token is unknown or revoked");
   }

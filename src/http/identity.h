@@ -43,10 +43,12 @@ struct CallerAuth {
   // The human's secret; "" when no credential is the human's (tokens only).
   std::string human_secret;
   // The dashboard's session cookie (http/server.cc sets it from
-  // POST /v1/session): it carries a secret as the Authorization header
-  // would. "" for none. A request it authenticates that changes anything
-  // (not GET or HEAD) must come from the server's own page: an Origin
-  // header naming the Host it was sent to (PermissionDenied otherwise).
+  // POST /v1/session; engine/tokens.h "sessions"): it counts only with the
+  // page's proof beside it (X-Baton-Proof, or ?proof= for an EventSource),
+  // since browsers send a cookie to every port of the host. "" for none. A
+  // request it authenticates that changes anything (not GET or HEAD) must
+  // also come from the server's own page: an Origin header naming the Host
+  // it was sent to (PermissionDenied otherwise).
   std::string cookie_name;
 };
 
@@ -59,6 +61,17 @@ Result<Actor> IdentifyCaller(Api& api, const CallerAuth& auth, const httplib::Re
 // for the human's secret, else the live token's agent, role and grants;
 // Unauthenticated for anything else.
 Result<Actor> ActorForSecret(Api& api, const CallerAuth& auth, const std::string& secret);
+
+// Whether "secret" is the human's (compared in constant time).
+bool IsHumanSecret(const CallerAuth& auth, const std::string& secret);
+
+// The caller of a dashboard session: its cookie's secret and the page's
+// proof (session.resolve); Unauthenticated without a proof or for a session
+// that is unknown, ended or expired.
+Result<Actor> ActorForSession(Api& api, const std::string& session, const std::string& proof);
+
+// The page's proof a request carries: X-Baton-Proof, else ?proof=.
+std::string SessionProof(const httplib::Request& req);
 
 // The value of cookie "name" in "req"'s Cookie headers; "" when absent.
 std::string CookieValue(const httplib::Request& req, const std::string& name);

@@ -108,6 +108,22 @@ struct HttpServer::Impl {
                           default_role);
   }
 
+  // Under --auth none a browser page on another loopback port would act as
+  // the human: a change from a browser (it sends Origin) must be this
+  // server's own page's, or an allowed origin's.
+  bool ForeignChangeUnderAuthNone(const httplib::Request& req) {
+    if (options.auth != kAuthNone || req.method == "GET" || req.method == "HEAD" ||
+        !req.has_header("Origin")) {
+      return false;
+    }
+    const std::string origin = Lower(req.get_header_value("Origin"));
+    if (origin == Lower("http://" + req.get_header_value("Host"))) return false;
+    for (const std::string& allowed : options.allowed_origins) {
+      if (origin == Lower(allowed)) return false;
+    }
+    return true;
+  }
+
   bool OriginAllowed(const httplib::Request& req) {
     return mcp::OriginAllowed(req.has_header("Origin") ? req.get_header_value("Origin") : "",
                               options.allowed_origins);
@@ -294,16 +310,33 @@ struct HttpServer::Impl {
     Result<Actor> actor =
         ActorForSecret(api, {options.auth, options.human_secret, cookie_name}, token);
     if (!actor.ok()) return SendError(res, actor.status());
-    // The secret is base64url or hex: nothing a cookie must escape.
-    if (token.find_first_of(";, \t\r\n\"") != std::string::npos) {
-      return SendError(res, InvalidArgumentError("token: holds a character a cookie cannot"));
+    // {check: true}: who the token is, without signing in (the page asks
+    // before a link replaces the session it has).
+    if ((*body).value("check", false) == true) {
+      return SendJson(res, 200, {{"actor", ActorJson(*actor)}, {"auth", options.auth}});
     }
-    res.set_header("Set-Cookie", cookie_name + "=" + token +
+    const bool human = IsHumanSecret({options.auth, options.human_secret, cookie_name}, token);
+    Json create = {{"credential", human ? "human" : "token"},
+                   {"agent", actor->id},
+                   {"role", actor->role}};
+    if (!human) create["token"] = token;
+    Result<Json> session = api.Call("session.create", create, SystemActor());
+    if (!session.ok()) return SendError(res, session.status());
+    // The cookie holds the session's own secret (hex), never the credential
+    // signed in with; the proof goes to the page alone.
+    res.set_header("Set-Cookie", cookie_name + "=" + (*session)["session"].get<std::string>() +
                                      "; Path=/; HttpOnly; SameSite=Strict; Max-Age=2592000");
-    SendJson(res, 200, {{"actor", ActorJson(*actor)}, {"auth", options.auth}});
+    SendJson(res, 200, {{"actor", ActorJson(*actor)},
+                        {"auth", options.auth},
+                        {"proof", (*session)["proof"]},
+                        {"expires_at", (*session)["expires_at"]}});
   }
 
-  void SessionDelete(httplib::Response& res) {
+  void SessionDelete(const httplib::Request& req, httplib::Response& res) {
+    const std::string session = CookieValue(req, cookie_name);
+    if (!session.empty() && session.size() <= 200) {
+      (void)api.Call("session.end", {{"session", session}}, SystemActor());
+    }
     res.set_header("Set-Cookie",
                    cookie_name + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
     res.status = 204;
@@ -330,7 +363,16 @@ struct HttpServer::Impl {
         RefuseHost(req, res);
         return httplib::Server::HandlerResponse::Handled;
       }
-      if (OriginAllowed(req)) return httplib::Server::HandlerResponse::Unhandled;
+      if (OriginAllowed(req) && !ForeignChangeUnderAuthNone(req)) {
+        return httplib::Server::HandlerResponse::Unhandled;
+      }
+      if (OriginAllowed(req)) {
+        SendError(res, PermissionDeniedError(
+                           "Origin " + req.get_header_value("Origin").substr(0, 200) +
+                           ": under --auth none every caller is believed, so only this server's "
+                           "own page (or an --allow-origin) may change anything from a browser"));
+        return httplib::Server::HandlerResponse::Handled;
+      }
       res.status = 403;
       res.set_content(DumpJson(Json{{"error", PermissionDeniedError(
                                                   "Origin " + req.get_header_value("Origin") +
@@ -357,7 +399,7 @@ struct HttpServer::Impl {
     server.Get("/v1/events", [this](const httplib::Request& q, httplib::Response& r) {
       Result<Actor> actor = CallerOf(q);
       if (!actor.ok()) return SendError(r, actor.status());
-      events->Handle(q, r);
+      events->Handle(q, r, actor->role);
     });
     server.Get("/v1/session", [this](const httplib::Request& q, httplib::Response& r) {
       SessionGet(q, r);
@@ -365,8 +407,9 @@ struct HttpServer::Impl {
     server.Post("/v1/session", [this](const httplib::Request& q, httplib::Response& r) {
       SessionPost(q, r);
     });
-    server.Delete("/v1/session",
-                  [this](const httplib::Request&, httplib::Response& r) { SessionDelete(r); });
+    server.Delete("/v1/session", [this](const httplib::Request& q, httplib::Response& r) {
+      SessionDelete(q, r);
+    });
     server.Get("/", [this](const httplib::Request& q, httplib::Response& r) {
       ServeAsset(q, r, "index.html");
     });
@@ -426,6 +469,18 @@ HttpServer::~HttpServer() { Stop(); }
 
 Result<int> HttpServer::Bind() {
   RETURN_IF_ERROR(CheckAuthMode(impl_->options.auth, impl_->options.host));
+  // Streams hold workers; half of those long requests may take is theirs at
+  // most, the rest stays for MCP sessions and waits.
+  const http::FrontLimits limits = impl_->Limits();
+  const size_t long_workers = static_cast<size_t>(limits.workers - limits.reserve);
+  if (impl_->options.max_event_streams > long_workers / 2) {
+    return InvalidArgumentError(
+        "--max-event-streams " + std::to_string(impl_->options.max_event_streams) +
+        ": at most half of the workers long requests may take (--threads " +
+        std::to_string(limits.workers) + " minus --reserve " + std::to_string(limits.reserve) +
+        ", halved: " + std::to_string(long_workers / 2) +
+        "), so MCP sessions and waits keep theirs; raise --threads or lower it");
+  }
   std::string tools;
   for (const std::string& set : impl_->options.mcp_tools) tools += (tools.empty() ? "" : ",") + set;
   RETURN_IF_ERROR(impl_->Endpoint(tools).status());

@@ -52,7 +52,9 @@ void ChangeFeed::Loop() {
       if (listeners_.empty()) continue;
       since = last_seq_;
     }
-    Result<Json> got = api_.Call("ledger.events", {{"since", since}, {"limit", kBatch}}, SystemActor());
+    Json query = {{"since", since}, {"limit", kBatch}};
+    if (!with_payload_) query["summary_only"] = true;
+    Result<Json> got = api_.Call("ledger.events", query, SystemActor());
     if (!got.ok() || (*got)["events"].empty()) continue;
     std::lock_guard<std::mutex> dispatch(dispatch_mu_);
     std::map<int, Entry> listeners;

@@ -24,7 +24,10 @@ class ChangeFeed {
  public:
   using Listener = std::function<void(const Json& event)>;
 
-  explicit ChangeFeed(Api& api) : api_(api) {}
+  // "with_payload" false: listeners get events without payload, files,
+  // refs and hashes (ledger.events summary_only).
+  explicit ChangeFeed(Api& api, bool with_payload = true)
+      : api_(api), with_payload_(with_payload) {}
   ~ChangeFeed();
   ChangeFeed(const ChangeFeed&) = delete;
   ChangeFeed& operator=(const ChangeFeed&) = delete;
@@ -39,6 +42,7 @@ class ChangeFeed {
   void Loop();
 
   Api& api_;
+  const bool with_payload_;
   std::mutex mu_;                      // guards the fields below
   struct Entry {
     int64_t after_seq;  // the ledger head when it was added

@@ -94,6 +94,9 @@ Status RegisterInboxOps(Registry& r) {
                           {"by_kind", {{"type", "object"}}},
                           {"items", {{"type", "array"}, {"items", InboxItemOut()}}}}},
                         {"required", {"count", "by_kind", "items"}}},
+      // It shows every agent's undeliverable mail: the human's and the
+      // coordinator's view, not another agent's.
+      .roles = {"human", "coordinator"},
       .handler = ListInbox,
       .render_text = RenderInbox,
   }));

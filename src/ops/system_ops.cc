@@ -11,6 +11,13 @@ namespace {
 
 namespace s = schema;
 
+// An event as ledger.events lists it: whole, or its summary alone.
+Json SummaryOrWholeEvent() {
+  Json e = s::EventOut();
+  e["required"] = {"seq", "time", "run_id", "actor", "kind", "summary"};
+  return e;
+}
+
 Result<Json> LedgerEvents(OpContext& ctx, const Json& in) {
   EventFilter f;
   f.run_id = in.value("run", "");
@@ -19,6 +26,7 @@ Result<Json> LedgerEvents(OpContext& ctx, const Json& in) {
   f.limit = in.value("limit", int64_t{1000});
   f.actor_id = in.value("actor", "");
   f.before_seq = in.value("before", int64_t{0});
+  f.with_payload = !in.value("summary_only", false);
   ASSIGN_OR_RETURN(Json events, ListEvents(ctx.txn, f));
   return Json{{"events", events}};
 }
@@ -219,9 +227,12 @@ Status RegisterSystemOps(Registry& r) {
                                 {"before", s::Integer("the newest events below this seq (paging "
                                                       "back); still listed in seq order",
                                                       1, int64_t{1} << 53)},
+                                {"summary_only", s::Boolean("only seq, time, run_id, actor, kind "
+                                                            "and summary (no payload, files, "
+                                                            "refs or hashes)")},
                                 {"since", {{"type", "integer"}, {"minimum", 0}, {"description", "only events after this seq"}}},
                                 {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100000}}}}),
-      .output_schema = s::ListOf("events", s::EventOut()),
+      .output_schema = s::ListOf("events", SummaryOrWholeEvent()),
       .handler = LedgerEvents,
   }));
   RETURN_IF_ERROR(r.Add({

@@ -77,7 +77,7 @@ Status RegisterTokenOps(Registry& r) {
       .positional = {"id"},
       .handler = RevokeToken,
   }));
-  return r.Add({
+  RETURN_IF_ERROR(r.Add({
       .name = "token.resolve",
       .summary = "Internal: the caller a bearer token speaks for",
       .input_schema = s::Input({{"token", s::String("the secret", 200)}}, {"token"}),
@@ -86,6 +86,58 @@ Status RegisterTokenOps(Registry& r) {
                                   {"grants", {{"type", "array"}, {"items", {{"type", "string"}}}}}}),
       .roles = {"admin"},
       .handler = ResolveToken,
+  }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "session.create",
+      .summary = "Internal: a dashboard session (POST /v1/session) for the human or a token",
+      .input_schema = s::Input({{"credential", s::Enum("whose", {"human", "token"})},
+                                {"token", s::String("the token signed in with", 200)},
+                                {"agent", s::Id("who the session speaks for")},
+                                {"role", s::Id("their role")}},
+                               {"credential", "agent", "role"}),
+      .output_schema = s::Entity({{"session", {{"type", "string"}}},
+                                  {"proof", {{"type", "string"}}},
+                                  {"expires_at", {{"type", "string"}}}}),
+      .roles = {"admin"},
+      .mutating = true,
+      .handler = CreateWebSession,
+  }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "session.resolve",
+      .summary = "Internal: the caller a dashboard session (its cookie and its page's proof) "
+                 "speaks for",
+      .input_schema = s::Input({{"session", s::String("the cookie's secret", 200)},
+                                {"proof", s::String("the page's proof", 200)}},
+                               {"session", "proof"}),
+      .output_schema = s::Entity({{"credential", {{"type", "string"}}},
+                                  {"agent", {{"type", "string"}}},
+                                  {"role", {{"type", "string"}}},
+                                  {"grants", {{"type", "array"}, {"items", {{"type", "string"}}}}}}),
+      .roles = {"admin"},
+      .handler = ResolveWebSession,
+  }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "session.list",
+      .summary = "Who is signed in to the dashboard: its live sessions (the human, agents' tokens)",
+      .input_schema = s::Input({}),
+      .output_schema = s::ListOf(
+          "sessions", s::Entity({{"id", {{"type", "string"}}},
+                                 {"agent", {{"type", "string"}}},
+                                 {"role", {{"type", "string"}}},
+                                 {"credential", {{"type", "string"}}},
+                                 {"created_at", {{"type", "string"}}},
+                                 {"expires_at", {{"type", "string"}}}})),
+      .roles = {"human"},
+      .handler = ListWebSessions,
+  }));
+  return r.Add({
+      .name = "session.end",
+      .summary = "Internal: sign a dashboard session out",
+      .input_schema = s::Input({{"session", s::String("the cookie's secret", 200)}}, {"session"}),
+      .output_schema = s::Entity({{"ended", {{"type", "boolean"}}}}),
+      .roles = {"admin"},
+      .mutating = true,
+      .handler = EndWebSession,
   });
 }
 

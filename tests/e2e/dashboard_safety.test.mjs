@@ -151,8 +151,16 @@ test('--auth token: no link, no data; a wrong token is refused; a POST from anot
     assert.equal(cookie.httpOnly, true);
     assert.equal(cookie.sameSite, 'Strict');
     assert.equal(await page.evaluate(() => document.cookie.includes('baton_session')), false);
-    const same = await page.evaluate(async () =>
+    assert.ok(!cookie.value.includes(server.secret), 'the cookie never holds the secret');
+    // The cookie alone is nothing (it goes to every port of the host): the
+    // page's proof, in storage of this origin alone, must come with it.
+    const proof = await page.evaluate(() => localStorage.getItem('baton-proof'));
+    assert.ok(proof, 'the page keeps its proof');
+    const bare = await page.evaluate(async () =>
       (await fetch('/v1/ops/inbox.list', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status);
+    assert.equal(bare, 401, 'the cookie without the proof');
+    const same = await page.evaluate(async (p) =>
+      (await fetch('/v1/ops/inbox.list', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Baton-Proof': p }, body: '{}' })).status, proof);
     assert.equal(same, 200, 'the page itself may post');
 
     const itemId = (await op(server, 'inbox.list', {})).items[0].id;
@@ -186,12 +194,15 @@ test('--auth token: no link, no data; a wrong token is refused; a POST from anot
 
     // The same cookie by hand: another Origin or none is 403; ours is 200.
     const jar = `${cookie.name}=${cookie.value}`;
-    const post = (origin, name, input) => fetch(`${server.url}/v1/ops/${name}`, {
+    const post = (origin, name, input, withProof = true) => fetch(`${server.url}/v1/ops/${name}`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Cookie: jar, ...(origin ? { Origin: origin } : {}) },
+      headers: { 'Content-Type': 'application/json', Cookie: jar, ...(withProof ? { 'X-Baton-Proof': proof } : {}),
+        ...(origin ? { Origin: origin } : {}) },
       body: JSON.stringify(input),
     });
     assert.equal((await post(server.url, 'inbox.list', {})).status, 200, 'the cookie is valid');
+    const leaked = await post(server.url, 'inbox.dismiss', { item: itemId, idempotency_key: 'evil-2b' }, false);
+    assert.equal(leaked.status, 401, 'a cookie another port received, used without the proof');
     const fromEvil = await post('http://evil.example', 'inbox.dismiss', { item: itemId, idempotency_key: 'evil-3' });
     assert.equal(fromEvil.status, 403, await fromEvil.text());
     const fromPort = await post(evil.url, 'inbox.dismiss', { item: itemId, idempotency_key: 'evil-4' });

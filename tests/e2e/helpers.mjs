@@ -110,6 +110,7 @@ function readsByGroup(runs) {
     board: ['board_templates', {}],
     chat: ['chat_channels', {}],
     inbox: ['inbox_list', {}],
+    session: ['session_list', {}],
     graph: ['graph_check', { text: 'id: g\nnodes:\n  - {name: A, type: eval, code: "x = 1", then: END}\n' }],
     ledger: ['ledger_events', { limit: 5 }],
     machine: ['machine_list', {}],

@@ -23,14 +23,20 @@ export function setUnauthorizedHandler(fn) { onUnauthorized = fn; }
 const NO_IDEMPOTENCY_KEY = new Set(['graph.resume', 'graph.run', 'mail.deliver', 'question.wait',
   'sgai.update_workflow_state']);
 
+function withProof(headers) {
+  const proof = sessionProof();
+  if (proof) headers['X-Baton-Proof'] = proof;
+  return headers;
+}
+
 async function request(method, path, body) {
   let res;
   try {
     res = await fetch(path, {
       method,
       credentials: 'same-origin',
-      headers: body === undefined ? {'Accept': 'application/json'}
-                                  : {'Content-Type': 'application/json', 'Accept': 'application/json'},
+      headers: withProof(body === undefined ? {'Accept': 'application/json'}
+                                            : {'Content-Type': 'application/json', 'Accept': 'application/json'}),
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: 'no-store',
     });
@@ -97,10 +103,33 @@ export async function getSession() {
   }
 }
 
-export function login(token) {
-  return request('POST', '/v1/session', {token});
+// The session's proof: the cookie alone counts for nothing (browsers send it
+// to every port of this host), so the page keeps the other half here, in
+// storage that belongs to this origin (port included) alone.
+const PROOF_KEY = 'baton-proof';
+let memoryProof = '';  // when storage is off: the session lasts as long as this page
+export function sessionProof() {
+  try { return localStorage.getItem(PROOF_KEY) || memoryProof; } catch { return memoryProof; }
+}
+function setProof(proof) {
+  memoryProof = proof || '';
+  try {
+    if (proof) localStorage.setItem(PROOF_KEY, proof);
+    else localStorage.removeItem(PROOF_KEY);
+  } catch { /* storage off */ }
 }
 
-export function logout() {
-  return request('DELETE', '/v1/session');
+// Who "token" speaks for, without signing in with it.
+export async function whoIs(token) {
+  return (await request('POST', '/v1/session', {token, check: true})).actor;
+}
+
+export async function login(token) {
+  const out = await request('POST', '/v1/session', {token});
+  setProof(out.proof);
+  return out;
+}
+
+export async function logout() {
+  try { return await request('DELETE', '/v1/session'); } finally { setProof(''); }
 }

@@ -2,7 +2,7 @@
 // the inbox count (tab title, nav badge, browser notifications).
 
 import {h, replace, startTicker, errorText} from './dom.js';
-import {op, getSession, login, logout, setUnauthorizedHandler} from './api.js';
+import {op, getSession, login, logout, sessionProof, setUnauthorizedHandler, whoIs} from './api.js';
 import {Live} from './live.js';
 import * as inboxView from './view_inbox.js';
 import * as runsView from './view_runs.js';
@@ -81,12 +81,47 @@ class App {
     if (m) {
       const token = decodeURIComponent(m[1]);
       history.replaceState(null, '', location.pathname + location.search + '#/');
+      // A link must not quietly change who this page acts as: one for
+      // someone else than the session's asks first.
+      let current = null;
+      if (sessionProof()) {  // without a proof there is no session to replace
+        try { current = await getSession(); } catch { current = null; }
+      }
+      let other = null;
+      if (current) {
+        try { other = await whoIs(token); } catch (e) { other = null; }
+        const same = other && current.actor && other.id === current.actor.id && other.role === current.actor.role;
+        if (same || !other) return this.enter(current);
+        return this.askSwitch(current, other, token);
+      }
       try { await login(token); } catch (e) { return this.showLogin(errorText(e)); }
     }
     let s = null;
     try { s = await getSession(); } catch (e) { return this.showLogin(errorText(e)); }
     if (!s) return this.showLogin();
     this.enter(s);
+  }
+
+  // A link for another identity was opened while signed in: say so, and
+  // switch only when asked to.
+  askSwitch(current, other, token) {
+    const keep = h('button', {type: 'button', class: 'primary', 'data-test': 'switch-keep'},
+      `Stay ${current.actor.id} (${current.actor.role})`);
+    const change = h('button', {type: 'button', class: 'secondary', 'data-test': 'switch-accept'},
+      `Sign in as ${other.id} (${other.role})`);
+    keep.addEventListener('click', () => this.enter(current));
+    change.addEventListener('click', async () => {
+      try { await login(token); } catch (e) { return this.showLogin(errorText(e)); }
+      const s = await getSession();
+      if (s) this.enter(s); else this.showLogin();
+    });
+    replace(document.body, h('main', {id: 'app', class: 'login-page'},
+      h('div', {class: 'login card', 'data-test': 'switch'},
+        h('h1', null, 'Another identity'),
+        h('p', null, `This page is signed in as ${current.actor.id} (${current.actor.role}). ` +
+          `The link you opened signs in as ${other.id} (${other.role}).`),
+        keep, ' ', change)));
+    keep.focus();
   }
 
   // No valid session: a login form and nothing else.
@@ -128,6 +163,7 @@ class App {
   }
 
   enter(session) {
+    this.live?.stop();  // entered again (a link opened in this tab): one stream
     this.session = session;
     this.liveEl = h('span', {class: 'live', 'data-test': 'live', 'data-state': 'reconnecting', role: 'status',
       title: 'Live updates'}, 'connecting');
@@ -161,6 +197,10 @@ class App {
 
   setLiveState(st) {
     const open = st === 'open';
+    // While the stream is down (the server refused it, or is gone), Needs you
+    // is still looked at every 10 s.
+    clearInterval(this.pollTimer);
+    if (!open) this.pollTimer = setInterval(() => this.session && this.loadInbox(), 10000);
     this.liveEl.dataset.state = open ? 'open' : 'reconnecting';
     this.liveEl.textContent = open ? 'live' : (st === 'connecting' ? 'connecting' : 'reconnecting');
   }

@@ -130,19 +130,29 @@ function depths(tasks) {
   const byId = new Map(tasks.map(t => [t.id, t]));
   const d = new Map();
   const visiting = new Set();
-  const depthOf = (id) => {
-    if (d.has(id)) return d.get(id);
-    if (visiting.has(id)) return 0;
-    visiting.add(id);
-    let best = 0;
-    for (const dep of byId.get(id).depends_on || []) if (byId.has(dep)) best = Math.max(best, depthOf(dep) + 1);
-    visiting.delete(id);
-    d.set(id, best);
-    return best;
-  };
-  // Iterative warm-up from the roots keeps the recursion shallow on long chains.
-  const order = [...tasks].sort((a, b) => (a.depends_on?.length || 0) - (b.depends_on?.length || 0));
-  for (const t of order) depthOf(t.id);
+  // Depth-first with an explicit stack: a chain of 100,000 tasks listed in
+  // any order must not overflow the call stack.
+  for (const root of tasks) {
+    if (d.has(root.id)) continue;
+    const stack = [root.id];
+    while (stack.length) {
+      const id = stack[stack.length - 1];
+      if (d.has(id)) { stack.pop(); continue; }
+      const deps = (byId.get(id).depends_on || []).filter(dep => byId.has(dep));
+      const pending = visiting.has(id) ? [] : deps.filter(dep => !d.has(dep) && !visiting.has(dep));
+      if (pending.length) {
+        visiting.add(id);
+        stack.push(...pending);
+        continue;
+      }
+      // All known deps are done (a cycle, which the engine refuses, counts as 0).
+      let best = 0;
+      for (const dep of deps) if (d.has(dep)) best = Math.max(best, d.get(dep) + 1);
+      visiting.delete(id);
+      d.set(id, best);
+      stack.pop();
+    }
+  }
   return d;
 }
 

@@ -8,7 +8,7 @@
 // so nothing is missed there either (past the server's replay limit it
 // sends "reset" and everything is re-fetched).
 
-import {getSession} from './api.js';
+import {getSession, sessionProof} from './api.js';
 
 export class Live {
   // handlers: onLedger(ev), onReset(head), onState('connecting'|'open'|'reconnecting'), onUnauthorized()
@@ -28,7 +28,12 @@ export class Live {
     // Only the first stream starts at the head; later ones resume after maxSeq.
     this.fresh = this.maxSeq === 0;
     this.setState(this.everOpen ? 'reconnecting' : 'connecting');
-    const url = this.maxSeq > 0 ? `/v1/events?after=${this.maxSeq}` : '/v1/events';
+    // EventSource sends no headers: the session's proof goes in the query.
+    const query = new URLSearchParams();
+    if (this.maxSeq > 0) query.set('after', String(this.maxSeq));
+    const proof = sessionProof();
+    if (proof) query.set('proof', proof);
+    const url = '/v1/events' + ([...query].length ? '?' + query : '');
     const es = new EventSource(url, {withCredentials: false});
     this.es = es;
     es.addEventListener('open', () => {

@@ -342,13 +342,22 @@ CREATE TABLE graph_definitions (
     {7, "tokens carry grants (commands, definitions, paths) beside their role", R"SQL(
 ALTER TABLE tokens ADD COLUMN grants TEXT NOT NULL DEFAULT '[]'
 )SQL"},
-    {8, "the human's inbox: items dismissed until they change", R"SQL(
+    {8, "the dashboard: inbox items dismissed until they change, the page's sessions", R"SQL(
 CREATE TABLE inbox_dismissals (
   item TEXT PRIMARY KEY,
   kind TEXT NOT NULL,
   note TEXT NOT NULL DEFAULT '',
   dismissed_by TEXT NOT NULL,
   dismissed_at TEXT NOT NULL
+);
+CREATE TABLE web_sessions (
+  id_hash TEXT PRIMARY KEY,
+  proof_hash TEXT NOT NULL,
+  credential TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  role TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  expires_ms INTEGER NOT NULL
 )
 )SQL"},
 };
