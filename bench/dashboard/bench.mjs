@@ -12,7 +12,7 @@
 //   3. Event delivery latency p50/p99 to --streams plain Node http clients on
 //      GET /v1/events while --writers agents write run.add_progress, beside
 //      the latency of the same write through POST /v1/ops alone (ratio).
-// The server runs with --threads 256 --max-event-streams 128. Everything is
+// The server runs with --threads 320 --max-event-streams 128. Everything is
 // on 127.0.0.1, bounded in count, and stops by itself.
 //
 //   node bench/dashboard/bench.mjs [--iterations 30] [--renders 5] [--streams 100]
@@ -72,7 +72,7 @@ function cli(store, args, { role, agent } = {}) {
 function serve(store) {
   return new Promise((resolve, reject) => {
     const child = spawn(BATON, ['--store', store, 'serve', '--listen', '127.0.0.1:0',
-      '--threads', '256', '--max-event-streams', '128'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      '--threads', '320', '--max-event-streams', '128'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -430,7 +430,7 @@ async function main() {
     const version = `baton ${status.version ?? '?'} (schema ${status.store?.schema_version ?? status.schema_version ?? '?'})`;
     const out = [];
     out.push(`Dashboard benchmark: ${version}; ${cpus().length} cores; ${N} rounds (server), ${RENDERS} loads (browser); ` +
-      `serve --threads 256 --max-event-streams 128; durability full; all on 127.0.0.1.`);
+      `serve --threads 320 --max-event-streams 128; durability full; all on 127.0.0.1.`);
     out.push('');
     out.push('| what | dashboard p50 ms | p95 ms | same reads via POST /v1/ops (bearer) p50 ms | p95 ms | ratio (p50) |');
     out.push('| --- | ---: | ---: | ---: | ---: | ---: |');

@@ -21,8 +21,8 @@ struct Stream {
   std::string role;  // the caller's: streams are rationed by role
   std::mutex mu;     // guards the fields below
   std::condition_variable cv;
-  // Frames in seq order, as written; their bytes are bounded.
-  std::deque<std::pair<int64_t, std::string>> queue;
+  // Events (summaries) in seq order; their bytes are bounded.
+  std::deque<std::pair<int64_t, Json>> queue;
   size_t queued_bytes = 0;
   bool overflow = false;  // the queue was dropped: the client gets a reset
   bool closed = false;
@@ -159,7 +159,7 @@ struct EventStreams::Impl {
       s->cv.wait_for(lock, std::chrono::milliseconds(options.heartbeat_ms),
                      [&] { return s->closed || s->overflow || !s->queue.empty(); });
       if (s->closed) break;
-      std::deque<std::pair<int64_t, std::string>> batch;
+      std::deque<std::pair<int64_t, Json>> batch;
       batch.swap(s->queue);
       s->queued_bytes = 0;
       const bool overflow = std::exchange(s->overflow, false);
@@ -177,7 +177,7 @@ struct EventStreams::Impl {
       } else if (batch.empty()) {
         ok = Write(sink, ": ping\n\n");
       }
-      for (auto& [seq, frame] : batch) {
+      for (auto& [seq, event] : batch) {
         if (!ok) break;
         if (seq <= cursor) continue;
         if (seq > cursor + 1) {
@@ -186,7 +186,9 @@ struct EventStreams::Impl {
                    : Replay(sink, &cursor, seq - 1);
           cursor = std::max(cursor, seq - 1);
         }
-        ok = ok && Write(sink, frame);
+        // Made here, on the stream's own worker: the feed's one thread only
+        // hands events out.
+        ok = ok && Write(sink, LedgerEventFrame(event));
         cursor = seq;
       }
       lock.lock();
@@ -214,17 +216,18 @@ void EventStreams::Handle(const httplib::Request& req, httplib::Response& res,
   int64_t head = 0;
   const int listener = impl_->feed.Add(
       [s, max_bytes](const Json& event) {
-        std::string frame = LedgerEventFrame(event);
+        // A summary's size: its text plus what every event carries.
+        const size_t bytes = 256 + event["summary"].get_ref<const std::string&>().size();
         std::lock_guard<std::mutex> lock(s->mu);
         if (s->overflow) return;
-        if (s->queued_bytes + frame.size() > max_bytes) {
+        if (s->queued_bytes + bytes > max_bytes) {
           // A client this far behind is caught up from the ledger instead.
           s->queue.clear();
           s->queued_bytes = 0;
           s->overflow = true;
         } else {
-          s->queued_bytes += frame.size();
-          s->queue.emplace_back(event["seq"].get<int64_t>(), std::move(frame));
+          s->queued_bytes += bytes;
+          s->queue.emplace_back(event["seq"].get<int64_t>(), event);
         }
         s->cv.notify_all();
       },
