@@ -171,8 +171,10 @@ Result<Json> ListRuns(OpContext& ctx, const Json& in) {
     sql += " AND status = ?";
     params.push_back(SqlText(in["status"].get<std::string>()));
   }
-  sql += in.value("order", "created") == "activity" ? " ORDER BY updated_at DESC, id DESC LIMIT ?"
-                                                    : " ORDER BY created_at, id LIMIT ?";
+  // Times are milliseconds: changes within one are told apart by version.
+  sql += in.value("order", "created") == "activity"
+             ? " ORDER BY updated_at DESC, version DESC, created_at DESC, id LIMIT ?"
+             : " ORDER BY created_at, id LIMIT ?";
   params.push_back(SqlInt(in.value("limit", 1000)));
   ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql, params));
   Json list = Json::array();
