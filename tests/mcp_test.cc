@@ -327,6 +327,20 @@ TEST_F(McpTest, LegacyOnlyMethodsAreNotFoundInTheModernVersion) {
 
 // --- tools/list ------------------------------------------------------------
 
+// Agent hosts read only the first page of tools/list (issue 17): by default
+// it is the whole catalogue, without a cursor.
+TEST_F(McpTest, TheFirstPageIsTheWholeCatalogueByDefault) {
+  Connect(Human(), McpOptions{});
+  Json first = Request("tools/list", Modern());
+  EXPECT_FALSE(first["result"].contains("nextCursor"));
+  std::set<std::string> names;
+  for (const Json& t : first["result"]["tools"]) names.insert(t["name"].get<std::string>());
+  for (const char* want : {"task_claim", "task_complete", "run_create", "run_set_status"}) {
+    EXPECT_EQ(names.count(want), 1u) << want;
+  }
+  EXPECT_GT(names.size(), 100u);
+}
+
 TEST_F(McpTest, PagesCoverEveryToolExactlyOnce) {
   McpOptions big;
   big.page_size = 100000;

@@ -35,6 +35,11 @@ inline constexpr char kStorageFull[] = "storage_full";
 // Exit code used when the command line itself cannot be parsed.
 inline constexpr int kUsageExitCode = 2;
 
+// Exit code of a command that worked but whose run ended failed (`baton
+// graph run` / `graph resume` of a run that failed): distinct from every
+// error's code above.
+inline constexpr int kRunFailedExitCode = 20;
+
 }  // namespace baton
 
 #endif  // BATON_INCLUDE_BATON_ERROR_TABLE_H_

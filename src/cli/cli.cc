@@ -200,6 +200,8 @@ int RunCli(int argc, char** argv) {
       "and their human partner. Every operation is a verb: baton <group> <verb>.",
       "baton"};
   app.set_help_all_flag("--help-all", "Show every command and verb with its flags");
+  app.set_version_flag("--version", "baton " BATON_VERSION " (commit " BATON_COMMIT ")",
+                       "Print the version and the commit it was built from");
   app.fallthrough();
   GlobalOptions g;
   app.add_option("--store", g.store, "store path (default $BATON_STORE or .baton/baton.db)");
@@ -223,6 +225,8 @@ int RunCli(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);

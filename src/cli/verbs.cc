@@ -264,7 +264,8 @@ int CommandEnv::CallAndPrint(const std::string& op, const Json& input) {
   Result<Json> result = Call(op, input);
   if (!result.ok()) return ReportError(result.status(), g_.output);
   PrintResult(op, *result, g_.output);
-  return 0;
+  const Operation* operation = StaticRegistry().Find(op);
+  return operation != nullptr && operation->exit_code ? operation->exit_code(*result) : 0;
 }
 
 int CommandEnv::Import(const TransferArgs& t) {
@@ -341,6 +342,13 @@ int CommandEnv::Export(const TransferArgs& t) {
   // temporary files under it).
   std::error_code ec;
   const std::filesystem::path out = std::filesystem::absolute(t.file, ec);
+  // A user's mistake, said as one: the folder to write into must exist.
+  if (!std::filesystem::is_directory(out.parent_path(), ec)) {
+    return ReportError(NotFoundError("-o " + t.file + ": no folder " +
+                                     out.parent_path().string() +
+                                     " to write into (make it first; baton creates no folders)"),
+                       g_.output);
+  }
   Result<FolderLock> lock = FolderLock::Acquire(out.parent_path().string());
   if (!lock.ok()) return ReportError(lock.status(), g_.output);
   Status written = WriteFileAtomically(out.string(), text);
@@ -399,6 +407,13 @@ int CommandEnv::Log(const LogFilter& f) {
       std::string table = RenderText("ledger.events", *result);
       // While following, print the header once.
       std::cout << (first ? table : table.substr(table.find('\n') + 1));
+      // A full page may not be all: say so, and how to read on (on stderr,
+      // so the table stays the output).
+      if (!f.follow && static_cast<int64_t>(events.size()) == f.limit && !events.empty()) {
+        std::cerr << "baton: showing " << f.limit << " events from seq " << events[0]["seq"]
+                  << "; more may follow: baton log --since " << events.back()["seq"]
+                  << " (or --limit N)\n";
+      }
     }
     std::cout.flush();
     if (!events.empty()) since = events.back()["seq"].get<int64_t>();

@@ -312,7 +312,9 @@ Result<Json> McpSession::ListTools(const Json& params) {
   if (offset > tools.size()) {
     return RpcError(kInvalidParams, "tools/list: cursor is past the end of the list");
   }
-  const size_t page = static_cast<size_t>(std::max(1, server_.options().page_size));
+  const size_t page = server_.options().page_size > 0
+                          ? static_cast<size_t>(server_.options().page_size)
+                          : std::max<size_t>(1, tools.size());
   Json list = Json::array();
   for (size_t i = offset; i < tools.size() && i < offset + page; ++i) {
     list.push_back(ToolCatalog::Describe(*tools[i], actor_));

@@ -38,7 +38,10 @@ struct McpOptions {
   std::vector<std::string> tool_sets = {"baton"};
   // The run seed tool sets act on ("": the newest one that is not done).
   std::string run;
-  int page_size = 64;                 // tools per tools/list page
+  // Tools per tools/list page; 0: the whole catalogue in one page. Agent
+  // hosts (Claude Code, Codex, Copilot CLI) read only the first page, so
+  // paging hid task_claim and run_create from them.
+  int page_size = 0;
   int64_t progress_interval_ms = 5000;  // progress while a call waits
   size_t max_message_bytes = 4 << 20;   // larger messages are refused
 };

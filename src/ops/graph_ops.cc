@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "baton/error_table.h"
 #include "engine/core_services.h"
 #include "engine/graph_runs.h"
 #include "model/graph_def.h"
@@ -114,6 +115,11 @@ std::string RenderRunner(const Json& out) {
   return text;
 }
 
+// A run that ended failed is a failure to a script, though the call worked.
+int RunnerExitCode(const Json& out) {
+  return out.value("status", "") == "failed" ? kRunFailedExitCode : 0;
+}
+
 Json CheckpointOut() {
   return s::Entity({{"seq", Int()},
                     {"node", Str()},
@@ -193,6 +199,7 @@ Status RegisterGraphOps(Registry& r) {
       .positional = {"file"},
       .uses_store = true,
       .render_text = RenderRunner,
+      .exit_code = RunnerExitCode,
       .procedure = RunGraph,
   }));
   RETURN_IF_ERROR(r.Add({
@@ -210,6 +217,7 @@ Status RegisterGraphOps(Registry& r) {
       .mutating = true,
       .positional = {"id"},
       .render_text = RenderRunner,
+      .exit_code = RunnerExitCode,
       .procedure = ResumeGraph,
   }));
   RETURN_IF_ERROR(r.Add({

@@ -73,6 +73,10 @@ struct Operation {
   // they work without creating a store.
   bool uses_store = true;
   OpRenderer render_text;
+  // The CLI's exit status for a result (0 when unset): an operation that
+  // succeeds while what it ran failed (a graph run that ended failed) says
+  // so to scripts.
+  std::function<int(const Json&)> exit_code;
   // Set instead of "handler" for operations that compose others.
   OpProcedure procedure;
 };
