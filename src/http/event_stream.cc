@@ -121,15 +121,6 @@ struct EventStreams::Impl {
     return true;
   }
 
-  // The newest seq in the ledger (0 when it cannot be read).
-  int64_t Head() {
-    Result<Json> got = api.Call(
-        "ledger.events", {{"before", int64_t{1} << 53}, {"limit", 1}, {"summary_only", true}},
-        SystemActor());
-    if (!got.ok() || (*got)["events"].empty()) return 0;
-    return (*got)["events"][0]["seq"].get<int64_t>();
-  }
-
   bool Reset(httplib::DataSink& sink, int64_t head, const char* why) {
     // With the head as its id, the browser's next Last-Event-ID starts there.
     return Write(sink, "id: " + std::to_string(head) + "\n" +
@@ -167,7 +158,7 @@ struct EventStreams::Impl {
       if (overflow) {
         // What the client missed is in the ledger: fill it in while it is
         // within the replay limit, else tell the page to re-read.
-        const int64_t now = Head();
+        const int64_t now = feed.Head();
         if (now - cursor > options.replay_limit) {
           ok = Reset(sink, now, "the client read too slowly to keep up");
           cursor = std::max(cursor, now);

@@ -32,6 +32,10 @@ class ChangeFeed {
   ChangeFeed(const ChangeFeed&) = delete;
   ChangeFeed& operator=(const ChangeFeed&) = delete;
 
+  // The newest seq in the ledger (0 for an empty or unreadable one): one
+  // indexed row, whatever the ledger's length.
+  int64_t Head();
+
   // Events committed after this call reach "listener". Returns its id;
   // "*head", when given, is the ledger head it joined at (the last event it
   // will not hear of).
