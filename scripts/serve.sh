@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up, then runs the main job: `baton serve` on the embedded
-# store (.baton/baton.db in the current folder), printing where it listens.
+# store (the nearest .baton/baton.db, made in the current folder when none is
+# found), printing where it listens.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 "$here/scripts/setup.sh"

@@ -602,7 +602,7 @@ TEST_F(BoardStoreTest, CompletingAClaimedTaskAdvancesItsCard) {
 }
 
 TEST_F(BoardStoreTest, CliVerbsCreateAndShowBoards) {
-  const std::string store = dir_.File("cli.db");
+  const std::string store = testing::InitStore(dir_.File("cli.db"));
   testing::ProcessResult made = testing::RunBaton(
       {"--store", store, "board", "create", "b", "--columns", "todo", "--columns", "done"});
   ASSERT_EQ(made.exit_code, 0) << made.err;

@@ -8,6 +8,7 @@
 namespace baton {
 namespace {
 
+using testing::InitStore;
 using testing::BatonBin;
 using testing::ProcessResult;
 using testing::RunBaton;
@@ -30,7 +31,7 @@ class CliCoordinationTest : public ::testing::Test {
   static std::string ErrorOf(const Json& j) { return j["error"]["message"].get<std::string>(); }
 
   testing::TempDir dir_;
-  const std::string store_ = dir_.File("baton.db");
+  const std::string store_ = InitStore(dir_.File("baton.db"));
 };
 
 TEST_F(CliCoordinationTest, AgentsClaimCompleteAndAreFencedFromTheCommandLine) {

@@ -14,6 +14,7 @@
 namespace baton {
 namespace {
 
+using testing::InitStore;
 using testing::BatonBin;
 using testing::ProcessResult;
 using testing::RunBaton;
@@ -41,7 +42,7 @@ class CliQuestionTest : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  const std::string store_ = dir_.File("baton.db");
+  const std::string store_ = InitStore(dir_.File("baton.db"));
   std::string coord_token_;
 };
 

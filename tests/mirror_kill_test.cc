@@ -23,6 +23,7 @@ namespace baton {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::InitStore;
 using testing::RunBaton;
 using testing::TempDir;
 
@@ -67,7 +68,7 @@ int64_t CounterIn(const std::string& path) {
 class MirrorKillTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    store_ = dir_.File("baton.db");
+    store_ = InitStore(dir_.File("baton.db"));
     mirror_dir_ = dir_.File("mirror");
     fs::create_directory(mirror_dir_);
     mirror_ = mirror_dir_ + "/flow.json";

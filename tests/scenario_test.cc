@@ -18,6 +18,7 @@
 namespace baton {
 namespace {
 
+using testing::InitStore;
 using testing::ProcessResult;
 using testing::RunBaton;
 using testing::RunShell;
@@ -51,7 +52,7 @@ class ScenarioTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  std::string store_ = dir_.File("baton.db");
+  std::string store_ = InitStore(dir_.File("baton.db"));
 };
 
 // ---- tamper detection ------------------------------------------------------
@@ -267,13 +268,14 @@ TEST_F(ScenarioTest, VerbsAcceptJsonFilesFlagsAndEnvironment) {
 }
 
 TEST_F(ScenarioTest, MachinesAndOpsNeedNoStore) {
-  ProcessResult m = RunBaton({"--store", store_, "machines", "sgai.run", "--format", "mermaid"});
+  const std::string none = dir_.File("none.db");
+  ProcessResult m = RunBaton({"--store", none, "machines", "sgai.run", "--format", "mermaid"});
   EXPECT_EQ(m.exit_code, 0) << m.err;
   EXPECT_NE(m.out.find("stateDiagram-v2"), std::string::npos);
-  ProcessResult ops = RunBaton({"--store", store_, "ops"});
+  ProcessResult ops = RunBaton({"--store", none, "ops"});
   EXPECT_EQ(ops.exit_code, 0) << ops.err;
   EXPECT_NE(ops.out.find("run.set_status"), std::string::npos);
-  EXPECT_FALSE(std::ifstream(store_).good()) << "listing machines created a store";
+  EXPECT_FALSE(std::ifstream(none).good()) << "listing machines created a store";
 }
 
 TEST_F(ScenarioTest, UserMachinesLoadFromTheStoreFolder) {

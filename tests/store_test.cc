@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -37,7 +38,11 @@ int64_t CountRows(Store& store, const std::string& sql) {
 
 TEST(StoreTest, NewStoreIsMigratedWithWalAndDurability) {
   TempDir dir;
-  auto store = MustOpen(dir.File("sub/dir/baton.db"), Durability::kNormal);
+  // A missing folder is never made: a mistyped path is refused.
+  Result<std::unique_ptr<Store>> missing = Store::Open({dir.File("sub/dir/baton.db")});
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound) << missing.status().ToString();
+  EXPECT_FALSE(std::filesystem::exists(dir.File("sub")));
+  auto store = MustOpen(dir.File("baton.db"), Durability::kNormal);
   StoreInfo info = store->info();
   EXPECT_EQ(info.backend, "sqlite");
   EXPECT_EQ(info.schema_version, LatestSchemaVersion());

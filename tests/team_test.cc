@@ -318,6 +318,7 @@ INSTANTIATE_TEST_SUITE_P(Stores, TeamTest, ::testing::Values("memory", "file", "
 
 TEST(TeamStoreTest, ClonesGoBesideTheStoreFileByDefault) {
   testing::TempDir dir;
+  std::filesystem::create_directories(dir.File("store"));
   auto api = testing::OpenApi(dir.File("store/baton.db"));
   const std::string origin = MakeOrigin(dir.File("origin"));
   Json team = MustCall(*api, "team.create", {{"name", "t"}, {"repo", origin}});

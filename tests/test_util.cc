@@ -191,4 +191,10 @@ ProcessResult RunShell(const std::string& command) {
   return r;
 }
 
+std::string InitStore(const std::string& path) {
+  ProcessResult r = RunBaton({"--store", path, "init"});
+  EXPECT_EQ(r.exit_code, 0) << "baton init --store " << path << ": " << r.err;
+  return path;
+}
+
 }  // namespace baton::testing

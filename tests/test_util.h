@@ -66,6 +66,9 @@ std::string BatonBin();
 ProcessResult RunBaton(const std::vector<std::string>& args,
                        const std::vector<std::string>& env = {},
                        const std::string& stdin_text = "");
+// Makes a store at "path" with `baton --store PATH init` (as users do: no
+// other command makes one) and returns "path"; a test failure if it could not.
+std::string InitStore(const std::string& path);
 // `baton serve` started in the background on a free port.
 class ServeProcess {
  public:

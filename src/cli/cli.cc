@@ -12,12 +12,11 @@
 #include <CLI/CLI.hpp>
 
 #include "baton/error_table.h"
+#include "cli/suggest.h"
 #include "cli/verbs.h"
 
 namespace baton {
 namespace {
-
-constexpr char kDefaultStore[] = ".baton/baton.db";
 
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
@@ -26,10 +25,15 @@ std::string Env(const char* name) {
 
 }  // namespace
 
-Result<ApiOptions> ResolveApiOptions(const GlobalOptions& g, bool group_commit) {
+Result<ApiOptions> ResolveApiOptions(const GlobalOptions& g, bool group_commit, StoreUse use) {
   ApiOptions options;
-  options.store.location = !g.store.empty() ? g.store : Env("BATON_STORE");
-  if (options.store.location.empty()) options.store.location = kDefaultStore;
+  StoreLocation loc = LocateStore(g);
+  RETURN_IF_ERROR(PrepareStore(use, loc));
+  if (!loc.exists && use == StoreUse::kCreateIfNone) {
+    std::cerr << "baton: no store found; making a new one at " << loc.path << "\n";
+  }
+  options.store.location = loc.path;
+  options.store.create_if_missing = use == StoreUse::kCreate || use == StoreUse::kCreateIfNone;
   std::string durability = !g.durability.empty() ? g.durability : Env("BATON_DURABILITY");
   if (!durability.empty()) {
     ASSIGN_OR_RETURN(options.store.durability, ParseDurability(durability));
@@ -139,6 +143,9 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
   url->add_option("--listen", *url_listen, "the server's host:port")->capture_default_str();
   url->callback([&run, &g, url_listen] { run = [&g, url_listen] { return RunUrl(g, *url_listen); }; });
 
+  auto* init = app.add_subcommand("init", "Make a store in ./.baton/ (or at --store) and say what to do next");
+  init->callback([&run, &g] { run = [&g] { return RunInit(g); }; });
+
   auto* status = app.add_subcommand("status", "Show the store, its durability, counts and active runs");
   status->callback([&run, &env] { run = [&env] { return env.CallAndPrint("store.status", Json::object()); }; });
 
@@ -204,7 +211,9 @@ int RunCli(int argc, char** argv) {
                        "Print the version and the commit it was built from");
   app.fallthrough();
   GlobalOptions g;
-  app.add_option("--store", g.store, "store path (default $BATON_STORE or .baton/baton.db)");
+  app.add_option("--store", g.store,
+                 "the store's file (default $BATON_STORE, else the nearest .baton/baton.db in "
+                 "this folder or above; baton init makes one)");
   app.add_option("--agent", g.agent, "caller id (default $BATON_AGENT or the login name)");
   app.add_option("--role", g.role, "caller role: coordinator, agent, human, admin (default $BATON_ROLE)");
   app.add_option("--output", g.output, "json or text")->check(CLI::IsMember({"json", "text"}));
@@ -229,7 +238,12 @@ int RunCli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    const std::string hint = Suggestion(app, std::vector<std::string>(argv + 1, argv + argc));
+    if (hint.empty()) {
+      app.exit(e);
+    } else {
+      std::cerr << hint << "\n";
+    }
     return kUsageExitCode;
   }
   if (!run) {

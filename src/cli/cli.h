@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/store_location.h"
 #include "ops/api.h"
 
 namespace baton {
@@ -21,7 +22,7 @@ int RunCli(int argc, char** argv);
 
 // Options shared by every command.
 struct GlobalOptions {
-  std::string store;        // --store / BATON_STORE / .baton/baton.db
+  std::string store;        // --store / BATON_STORE / the nearest .baton/baton.db
   std::string agent;        // --agent / BATON_AGENT
   std::string role;         // --role / BATON_ROLE
   std::string output = "text";
@@ -29,8 +30,11 @@ struct GlobalOptions {
   std::vector<std::string> roots;  // --root (repeatable): where callers' paths may lead
 };
 
-// Resolves flags and environment into Api options and the caller.
-Result<ApiOptions> ResolveApiOptions(const GlobalOptions& g, bool group_commit);
+// Resolves flags and environment into Api options and the caller. The
+// store is found (store_location.h) and must exist unless "use" says
+// otherwise; a store made for kCreateIfNone is announced on stderr.
+Result<ApiOptions> ResolveApiOptions(const GlobalOptions& g, bool group_commit,
+                                     StoreUse use = StoreUse::kExisting);
 Result<Actor> ResolveActor(const GlobalOptions& g);
 
 // Prints "result" as the command's output (JSON or text).
@@ -51,10 +55,10 @@ struct ServeOptions {
   std::vector<std::string> mcp_tools = {"baton"};  // /mcp's default tool sets
   std::vector<std::string> allowed_origins;    // besides loopback origins
   // The HTTP front's limits (src/http/front.h, docs/security-http.md).
-  int threads = 128;
+  int threads = 512;
   int reserve = 32;
   int max_connections = 4096;
-  int max_per_peer = 256;
+  int max_per_peer = 1024;
   int64_t header_timeout_ms = 10000;
   int64_t body_timeout_ms = 60000;
   int64_t idle_timeout_ms = 60000;

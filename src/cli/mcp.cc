@@ -32,7 +32,8 @@ const char kMcpHelp[] =
     "genie (genie_task_checkout, genie_task_done, ...). docs/mcp.md has the details.";
 
 int RunMcp(const GlobalOptions& g, const McpCommandOptions& options) {
-  Result<ApiOptions> api_options = ResolveApiOptions(g, /*group_commit=*/true);
+  Result<ApiOptions> api_options =
+      ResolveApiOptions(g, /*group_commit=*/true, StoreUse::kCreateIfNone);
   if (!api_options.ok()) return ReportError(api_options.status(), "text");
   Result<Actor> actor = ResolveActor(g);
   if (!actor.ok()) return ReportError(actor.status(), "text");

@@ -1,6 +1,8 @@
 // Text rendering of operation results for `--output text` (the default).
-// Lists become tables of their most useful columns; single entities become
-// "key: value" lines; anything else is pretty JSON.
+// Known lists become tables of their most useful columns; anything else is
+// an outline: "key: value" lines, nested objects indented under their key,
+// lists of objects as tables of their scalar fields. No line is JSON
+// (--output json is for that; tests/cli_text_test.cc checks every operation).
 
 #include <algorithm>
 #include <sstream>
@@ -13,12 +15,14 @@ namespace {
 
 struct ListView {
   const char* key;                   // the array in the result
-  std::vector<const char*> columns;  // fields to show, in order
+  std::vector<std::string> columns;  // fields to show, in order
 };
 
+// A column is a field, "label=path.to.field" for a nested one.
 const ListView kListViews[] = {
     {"runs", {"id", "profile", "status", "version", "title"}},
-    {"tasks", {"id", "kind", "status", "priority", "assignee", "title"}},
+    {"tasks", {"id", "kind", "status", "priority", "holder=lease.owner",
+               "lease_until=lease.expires_at", "title"}},
     {"projects", {"id", "name", "autonomy_mode", "repo_path"}},
     {"events", {"seq", "time", "actor", "kind", "summary"}},
     {"machines", {"name", "initial", "states", "description"}},
@@ -31,18 +35,48 @@ const ListView kListViews[] = {
     {"sessions", {"id", "agent", "role", "credential", "created_at", "expires_at"}},
 };
 
+bool IsScalar(const Json& v) { return !v.is_object() && !v.is_array(); }
+
+// One value on one line: objects as "key=value" pairs, lists joined by ",".
 std::string Cell(const Json& v) {
   if (v.is_null()) return "-";
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_object() && v.contains("id") && v.contains("role")) {
-    return v["id"].get<std::string>() + "(" + v["role"].get<std::string>() + ")";
+  if (v.is_object() && v.contains("id") && v.contains("role") && v.size() == 2) {
+    return Cell(v["id"]) + "(" + Cell(v["role"]) + ")";
   }
   if (v.is_array()) {
     std::string out;
     for (const Json& item : v) out += (out.empty() ? "" : ",") + Cell(item);
-    return out;
+    return out.empty() ? "-" : out;
   }
-  return DumpJson(v);
+  if (v.is_object()) {
+    std::string out;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      out += (out.empty() ? "" : " ") + it.key() + "=" + Cell(it.value());
+    }
+    return out.empty() ? "-" : out;
+  }
+  return v.dump();  // a number or a boolean
+}
+
+// "label=a.b" -> {"label", "a.b"}; "field" -> {"field", "field"}.
+std::pair<std::string, std::string> Column(const std::string& spec) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string::npos) return {spec, spec};
+  return {spec.substr(0, eq), spec.substr(eq + 1)};
+}
+
+const Json* Field(const Json& row, const std::string& path) {
+  const Json* v = &row;
+  size_t start = 0;
+  for (;;) {
+    const size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? dot : dot - start);
+    if (!v->is_object() || !v->contains(key)) return nullptr;
+    v = &(*v)[key];
+    if (dot == std::string::npos) return v;
+    start = dot + 1;
+  }
 }
 
 // Cuts "s" to at most "bytes" bytes without splitting a UTF-8 character.
@@ -52,14 +86,16 @@ std::string Truncate(const std::string& s, size_t bytes) {
   return s.substr(0, end) + "…";
 }
 
-std::string Table(const Json& rows, const std::vector<const char*>& columns) {
+std::string Table(const Json& rows, const std::vector<std::string>& columns,
+                  const std::string& indent = "") {
   std::vector<std::vector<std::string>> cells;
   std::vector<size_t> width;
-  for (const char* c : columns) width.push_back(std::string(c).size());
+  for (const std::string& c : columns) width.push_back(Column(c).first.size());
   for (const Json& row : rows) {
     std::vector<std::string> line;
     for (size_t i = 0; i < columns.size(); ++i) {
-      std::string cell = row.contains(columns[i]) ? Cell(row[columns[i]]) : "";
+      const Json* field = row.is_object() ? Field(row, Column(columns[i]).second) : &row;
+      std::string cell = field != nullptr ? Cell(*field) : "";
       std::replace(cell.begin(), cell.end(), '\n', ' ');
       // The last column may be long; the others are kept readable.
       if (i + 1 < columns.size() && cell.size() > 40) cell = Truncate(cell, 39);
@@ -70,6 +106,7 @@ std::string Table(const Json& rows, const std::vector<const char*>& columns) {
   }
   std::ostringstream out;
   auto print = [&](const std::vector<std::string>& line) {
+    out << indent;
     for (size_t i = 0; i < line.size(); ++i) {
       out << line[i];
       if (i + 1 < line.size()) out << std::string(width[i] - line[i].size() + 2, ' ');
@@ -77,38 +114,67 @@ std::string Table(const Json& rows, const std::vector<const char*>& columns) {
     out << "\n";
   };
   std::vector<std::string> header;
-  for (const char* c : columns) {
-    std::string h = c;
+  for (const std::string& c : columns) {
+    std::string h = Column(c).first;
     std::transform(h.begin(), h.end(), h.begin(), ::toupper);
     header.push_back(h);
   }
   print(header);
   for (const auto& line : cells) print(line);
-  if (rows.empty()) out << "(none)\n";
+  if (rows.empty()) out << indent << "(none)\n";
   return out.str();
+}
+
+// The columns of a list of objects: their fields in first-seen order, those
+// holding objects or lists last (they read worse in a cell).
+std::vector<std::string> ColumnsOf(const Json& rows) {
+  std::vector<std::string> plain, nested;
+  for (const Json& row : rows) {
+    for (auto it = row.begin(); it != row.end(); ++it) {
+      std::vector<std::string>& into = IsScalar(it.value()) ? plain : nested;
+      if (std::find(plain.begin(), plain.end(), it.key()) == plain.end() &&
+          std::find(nested.begin(), nested.end(), it.key()) == nested.end()) {
+        into.push_back(it.key());
+      }
+    }
+  }
+  plain.insert(plain.end(), nested.begin(), nested.end());
+  return plain;
+}
+
+bool AllObjects(const Json& list) {
+  return !list.empty() &&
+         std::all_of(list.begin(), list.end(), [](const Json& v) { return v.is_object(); });
+}
+
+// "obj" as an outline at "indent": a scalar (or a short list of them) on
+// its key's line, an object under its key, a list of objects as a table.
+void Outline(std::ostringstream& out, const Json& obj, const std::string& indent) {
+  size_t width = 0;
+  for (auto it = obj.begin(); it != obj.end(); ++it) width = std::max(width, it.key().size());
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const Json& v = it.value();
+    out << indent << it.key() << ":";
+    if (v.is_object() && !v.empty()) {
+      out << "\n";
+      Outline(out, v, indent + "  ");
+    } else if (v.is_array() && AllObjects(v)) {
+      out << "\n" << Table(v, ColumnsOf(v), indent + "  ");
+    } else if (v.is_array() && !v.empty() && !std::all_of(v.begin(), v.end(), IsScalar)) {
+      out << "\n";
+      for (const Json& item : v) out << indent << "  - " << Cell(item) << "\n";
+    } else {
+      std::string cell = Cell(v);
+      std::string text;
+      for (char c : cell) text += c == '\n' ? "\n" + indent + std::string(width + 2, ' ') : std::string(1, c);
+      out << std::string(width - it.key().size() + 1, ' ') << text << "\n";
+    }
+  }
 }
 
 std::string KeyValues(const Json& obj) {
   std::ostringstream out;
-  size_t width = 0;
-  for (auto it = obj.begin(); it != obj.end(); ++it) width = std::max(width, it.key().size());
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    out << it.key() << ":" << std::string(width - it.key().size() + 1, ' ');
-    const Json& v = it.value();
-    if (v.is_string()) {
-      out << v.get<std::string>() << "\n";
-    } else if ((v.is_array() || v.is_object()) && !v.empty() && v.dump().size() > 60) {
-      std::string pretty = v.dump(2);
-      std::string indented;
-      for (char c : pretty) {
-        indented += c;
-        if (c == '\n') indented += "  ";
-      }
-      out << "\n  " << indented << "\n";
-    } else {
-      out << Cell(v) << "\n";
-    }
-  }
+  Outline(out, obj, "");
   return out.str();
 }
 
@@ -217,12 +283,17 @@ std::string RenderText(const std::string& op, const Json& result) {
     return text;
   }
   for (const ListView& view : kListViews) {
-    if (result.is_object() && result.size() == 1 && result.contains(view.key)) {
-      return Table(result[view.key], view.columns);
+    if (result.is_object() && result.contains(view.key) && result[view.key].is_array()) {
+      // The list as a table, then what else the result says (a cursor, counts).
+      Json rest = result;
+      rest.erase(view.key);
+      return Table(result[view.key], view.columns) + KeyValues(rest);
     }
   }
   if (result.is_object()) return KeyValues(result);
-  return result.dump(2) + "\n";
+  if (result.is_array() && AllObjects(result)) return Table(result, ColumnsOf(result));
+  if (result.is_array()) return Cell(result) + "\n";
+  return Cell(result) + "\n";
 }
 
 }  // namespace baton

@@ -106,7 +106,8 @@ rlim_t RaiseDescriptorLimit() {
 }  // namespace
 
 void AddServeLimitFlags(CLI::App& serve, ServeOptions& o) {
-  serve.add_option("--threads", o.threads, "request workers (only a complete request takes one)")
+  serve.add_option("--threads", o.threads, "request workers at most, started as requests need them (only a complete "
+                   "request takes one; each open stream holds one)")
       ->capture_default_str()
       ->check(CLI::Range(2, 4096));
   serve.add_option("--reserve", o.reserve,
@@ -173,7 +174,8 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   Result<std::pair<std::string, int>> addr = ParseListen(listen);
   if (!addr.ok()) return ReportError(addr.status(), g.output);
-  Result<ApiOptions> options = ResolveApiOptions(g, /*group_commit=*/true);
+  Result<ApiOptions> options =
+      ResolveApiOptions(g, /*group_commit=*/true, StoreUse::kCreateIfNone);
   if (!options.ok()) return ReportError(options.status(), g.output);
   Result<std::unique_ptr<Api>> api = Api::Open(*options);
   if (!api.ok()) return ReportError(api.status(), g.output);

@@ -26,8 +26,7 @@ int RunUrl(const GlobalOptions& g, const std::string& listen) {
   }
   Result<ApiOptions> options = ResolveApiOptions(g, /*group_commit=*/false);
   if (!options.ok()) return ReportError(options.status(), g.output);
-  // The secret lives beside the store: make the store (and its folder) first,
-  // as `baton serve` would.
+  // The secret lives beside the store.
   Result<std::unique_ptr<Api>> api = Api::Open(*options);
   if (!api.ok()) return ReportError(api.status(), g.output);
   Status opened = (*api)->EnsureStore();

@@ -231,9 +231,9 @@ Status AddOperationVerbs(CLI::App& app, CommandEnv& env, std::function<int()>& r
   return Status();
 }
 
-Result<Api*> CommandEnv::GetApi() {
+Result<Api*> CommandEnv::GetApi(StoreUse use) {
   if (!api_) {
-    ASSIGN_OR_RETURN(ApiOptions options, ResolveApiOptions(g_, /*group_commit=*/false));
+    ASSIGN_OR_RETURN(ApiOptions options, ResolveApiOptions(g_, /*group_commit=*/false, use));
     ASSIGN_OR_RETURN(api_, Api::Open(options));
   }
   return api_.get();
@@ -241,7 +241,11 @@ Result<Api*> CommandEnv::GetApi() {
 
 Result<Json> CommandEnv::Call(const std::string& op, const Json& input) {
   ASSIGN_OR_RETURN(Actor actor, ResolveActor(g_));
-  ASSIGN_OR_RETURN(Api * api, GetApi());
+  // Listing machines or operations needs no store (one found is still used:
+  // it may hold the user's machines).
+  const Operation* known = StaticRegistry().Find(op);
+  ASSIGN_OR_RETURN(Api * api, GetApi(known != nullptr && !known->uses_store ? StoreUse::kOptional
+                                                                            : StoreUse::kExisting));
   const Operation* def = api->registry().Find(op);
   if (def != nullptr && def->input_schema["properties"].contains("project") &&
       !input.contains("project")) {
@@ -384,7 +388,7 @@ int CommandEnv::ShowOps(const std::string& name) {
   if (name.empty() || g_.output == "json") {
     PrintResult("op.list", *result, g_.output);
   } else {
-    std::cout << (*result)["operations"][0].dump(2) << "\n";
+    std::cout << RenderText("op.describe", (*result)["operations"][0]);
   }
   return 0;
 }

@@ -69,7 +69,7 @@ class CommandEnv {
   static const Registry& StaticRegistry();
 
  private:
-  Result<Api*> GetApi();
+  Result<Api*> GetApi(StoreUse use = StoreUse::kExisting);
   Result<Json> Call(const std::string& op, const Json& input);
 
   const GlobalOptions& g_;

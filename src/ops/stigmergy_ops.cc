@@ -200,6 +200,7 @@ Status AddIssueAndReadOps(Registry& r) {
       .output_schema = s::Entity({{"agent", s::Nullable("string")},
                                   {"rule", {{"type", "integer"}}},
                                   {"rule_name", {{"type", "string"}}},
+                                  {"action", {{"type", "string"}}},
                                   {"reason", {{"type", "string"}}}}),
       .handler = StigmergyNext,
       .render_text = RenderNext,

@@ -123,12 +123,15 @@ std::string_view DurabilityName(Durability d);
 Result<Durability> ParseDurability(std::string_view name);
 
 struct StoreOptions {
-  // A file path for SQLite (created with its folder on first use), or
-  // ":memory:" for a private in-memory database (tests only).
+  // A file path for SQLite, or ":memory:" for a private in-memory database
+  // (tests only). The file's folder must exist; it is never created.
   std::string location;
   Durability durability = Durability::kFull;
   // How long a busy database is retried before Unavailable.
   int busy_deadline_ms = 60000;
+  // Create the store when "location" has none (the CLI clears this for
+  // every command but init, serve and mcp: cli/store_location.h).
+  bool create_if_missing = true;
 };
 
 struct StoreInfo {

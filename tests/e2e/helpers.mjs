@@ -10,10 +10,13 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const BATON = process.env.BATON_BIN || path.resolve(here, '../../build/baton');
 
-// A fresh folder with its store; remove() deletes it.
+// A fresh folder with its store, made by `baton init` as users make one;
+// remove() deletes it.
 export function freshStore() {
   const dir = mkdtempSync(path.join(tmpdir(), 'baton-e2e-'));
-  return { dir, store: path.join(dir, 'baton.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  const store = path.join(dir, 'baton.db');
+  execFileSync(BATON, ['--store', store, 'init'], { encoding: 'utf8' });
+  return { dir, store, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 // Runs `baton --store STORE args...` and returns its parsed JSON output.

@@ -73,7 +73,7 @@ class AuthTest : public ::testing::Test {
   int64_t Events() { return Cli({"status"})["counts"].value("events", int64_t{-1}); }
 
   TempDir dir_;
-  const std::string store_ = dir_.File("baton.db");
+  const std::string store_ = testing::InitStore(dir_.File("baton.db"));
 };
 
 TEST_F(AuthTest, ServeWithNoFlagsRefusesARequestWithoutACredential) {

@@ -382,7 +382,7 @@ TEST(SecurityEngineRunner, AResumedNodeNeverRunsBesideTheKilledRunnersCommand) {
          "  sleep 600 & echo $! > sleeper.tmp; mv sleeper.tmp sleeper.pid; wait\n"
          "fi\n";
   std::ofstream(work + "/hang") << "1\n";
-  const std::string store = dir.File("baton.db");
+  const std::string store = testing::InitStore(dir.File("baton.db"));
   std::vector<std::string> args = {BatonBin(), "--store", store, "graph", "run",
                                    work + "/workflow.yaml", "--id", "k", "--workdir", work};
   std::vector<char*> argv;

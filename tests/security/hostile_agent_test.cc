@@ -57,7 +57,7 @@ class HostileAgentTest : public ::testing::Test {
  protected:
   void SetUp() override {
     fs::create_directories(root_.path() + "/.baton");
-    store_ = root_.path() + "/.baton/baton.db";
+    store_ = testing::InitStore(root_.path() + "/.baton/baton.db");
     // What the human set up at the terminal: a run, a task another agent
     // holds, a question for the human, a definition with a command node.
     CliJson(store_, {"run", "create", "--id", "run-h", "--title", "hostile"});

@@ -410,13 +410,14 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const StoreOptions& options) {
       return InvalidArgumentError("--store " + opts.location +
                                   ": is a folder; give the database file path");
     }
-    if (path.has_parent_path()) {
-      std::filesystem::create_directories(path.parent_path(), ec);
-      if (ec) {
-        return FailedPreconditionError("--store " + opts.location +
-                                       ": cannot create folder " +
-                                       path.parent_path().string() + ": " + ec.message());
-      }
+    // A missing folder is a mistyped path far more often than a wish for
+    // new folders: it is never created.
+    if (path.has_parent_path() && !std::filesystem::is_directory(path.parent_path(), ec)) {
+      return NotFoundError("--store " + opts.location + ": folder " +
+                           path.parent_path().string() + " does not exist");
+    }
+    if (!opts.create_if_missing && !std::filesystem::exists(path, ec)) {
+      return NotFoundError("--store " + opts.location + ": no baton store there");
     }
     opts.location = path.string();
   } else {

@@ -1,0 +1,118 @@
+#include "cli/store_location.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/cli.h"
+
+namespace baton {
+namespace fs = std::filesystem;
+namespace {
+
+// "--store PATH" or "BATON_STORE=PATH": how the user named the store.
+std::string NamedAs(const GlobalOptions& g, const std::string& path) {
+  return (g.store.empty() ? "BATON_STORE=" : "--store ") + path;
+}
+
+fs::path DefaultIn(const fs::path& folder) { return folder / kStoreFolder / kStoreFile; }
+
+}  // namespace
+
+StoreLocation LocateStore(const GlobalOptions& g) {
+  StoreLocation loc;
+  const char* env = std::getenv("BATON_STORE");
+  loc.path = !g.store.empty() ? g.store : (env != nullptr ? env : "");
+  std::error_code ec;
+  if (!loc.path.empty()) {
+    loc.named = true;
+    loc.named_as = NamedAs(g, loc.path);
+    loc.exists = loc.path == ":memory:" || fs::is_regular_file(loc.path, ec);
+    return loc;
+  }
+  const fs::path cwd = fs::current_path(ec);
+  for (fs::path dir = cwd; !dir.empty(); dir = dir.parent_path()) {
+    if (fs::is_regular_file(DefaultIn(dir), ec)) {
+      loc.path = DefaultIn(dir).string();
+      loc.exists = true;
+      return loc;
+    }
+    if (dir == dir.parent_path()) break;
+  }
+  loc.path = DefaultIn(cwd).string();
+  return loc;
+}
+
+Status PrepareStore(StoreUse use, StoreLocation& loc) {
+  if (loc.exists || use == StoreUse::kOptional) return Status();
+  const fs::path path = fs::absolute(loc.path);
+  const fs::path folder = path.parent_path();
+  std::error_code ec;
+  if (loc.named && !fs::is_directory(folder, ec)) {
+    return NotFoundError(loc.named_as + ": folder " + folder.string() + " does not exist");
+  }
+  if (use == StoreUse::kExisting) {
+    if (loc.named) {
+      return NotFoundError(loc.named_as + ": no baton store there (baton init --store " +
+                           loc.path + " makes one)");
+    }
+    return NotFoundError("no baton store in " + folder.parent_path().string() +
+                         " or any folder above it: run baton init to make one here, or name "
+                         "one with --store or BATON_STORE");
+  }
+  if (loc.named) return Status();
+  // The default place: ./.baton/, the one folder baton makes.
+  if (!fs::is_directory(folder, ec)) {
+    if (!fs::create_directory(folder, ec) && ec) {
+      return FailedPreconditionError("cannot make " + folder.string() + ": " + ec.message());
+    }
+    // The store and its secret stay out of the project's commits.
+    std::ofstream(folder / ".gitignore") << "# made by baton init: the store is not versioned\n*\n";
+    loc.created = true;
+  }
+  return Status();
+}
+
+int RunInit(const GlobalOptions& g) {
+  StoreLocation loc = LocateStore(g);
+  if (!loc.named) {
+    std::error_code ec;
+    loc.path = DefaultIn(fs::current_path(ec)).string();
+    loc.exists = fs::is_regular_file(loc.path, ec);
+  }
+  const bool existed = loc.exists;
+  Status prepared = PrepareStore(StoreUse::kCreate, loc);
+  if (!prepared.ok()) return ReportError(prepared, g.output);
+  Result<ApiOptions> options = ResolveApiOptions(g, /*group_commit=*/false, StoreUse::kCreate);
+  if (!options.ok()) return ReportError(options.status(), g.output);
+  options->store.location = loc.path;
+  Result<std::unique_ptr<Api>> api = Api::Open(*options);
+  Status opened = api.ok() ? (*api)->EnsureStore() : api.status();
+  if (!opened.ok()) return ReportError(opened, g.output);
+  const std::string where = loc.path == ":memory:" ? loc.path : fs::absolute(loc.path).string();
+  if (g.output == "json") {
+    std::cout << Json{{"store", where}, {"created", !existed}}.dump(2) << "\n";
+    return 0;
+  }
+  if (existed) {
+    std::cout << "A baton store is already at " << where << "; nothing changed.\n";
+    return 0;
+  }
+  std::cout << "Made a baton store at " << where << ".\n";
+  if (!loc.named) {
+    std::cout << "Commands run in " << fs::path(where).parent_path().parent_path().string()
+              << " or any folder below it use this store.\n";
+  } else {
+    std::cout << "Name it in every command with --store " << loc.path
+              << " (or export BATON_STORE=" << loc.path << ").\n";
+  }
+  std::cout << "Next:\n"
+               "  baton serve                       the HTTP API and the human's dashboard\n"
+               "  baton run create --title \"...\"    a run for your agents' work\n"
+               "  baton mcp --agent coder           MCP on stdin/stdout, for an agent host\n"
+               "                                    (claude mcp add baton -- baton mcp --agent coder)\n";
+  return 0;
+}
+
+}  // namespace baton
