@@ -4,7 +4,8 @@
 #      drive build/baton as separate processes;
 #   1b. the end-to-end suites of tests/e2e: the official MCP TypeScript SDK
 #      clients (npm, from the committed lock file) driving `baton mcp` and
-#      `baton serve`'s /mcp;
+#      `baton serve`'s /mcp; then the official MCP conformance suite
+#      (tests/conformance) against /mcp;
 #   2. the libFuzzer targets of fuzz/ (clang, build-fuzz/): each seed-format
 #      reader for a bounded number of inputs;
 #   3. a Debug build with AddressSanitizer and UBSan (build-asan/): the unit
@@ -21,6 +22,9 @@ cmake --build build -j"$jobs"
 
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 (cd tests/e2e && BATON_BIN="$PWD/../../build/baton" timeout 900 node --test --test-concurrency=1)
+# The official MCP conformance suite against /mcp (tests/conformance/run.sh).
+(cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
+BATON_BIN="$PWD/build/baton" timeout 600 tests/conformance/run.sh
 
 cmake -S fuzz -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 cmake --build build-fuzz -j"$jobs"

@@ -1,8 +1,10 @@
-// Issue 17, the first hour at a terminal: what the CLI says about itself and
+// Issue 17, the first hour at a terminal: a store that is found, not
+// guessed; what the CLI says about itself and about a mistyped word; and
 // whether its exit status tells a script the truth.
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "baton/error_table.h"
@@ -14,7 +16,7 @@ namespace {
 class CliFirstHourTest : public ::testing::Test {
  protected:
   TempDir dir_;
-  const std::string store_ = dir_.File("baton.db");
+  const std::string store_ = InitStore(dir_.File("baton.db"));
 };
 
 TEST_F(CliFirstHourTest, VersionSaysTheVersionAndTheCommit) {
@@ -66,6 +68,101 @@ TEST_F(CliFirstHourTest, LogSaysWhenItCutTheOutputAndHowToReadOn) {
       << cut.err;
   ProcessResult all = RunBaton({"--store", store_, "log", "--limit", "10"});
   EXPECT_EQ(all.err, "");
+}
+
+// `baton ARGS` run in "folder" as a user types it there, with no store
+// named by the environment.
+ProcessResult BatonIn(const std::string& folder, const std::string& args) {
+  return RunShell("cd '" + folder + "' && env -u BATON_STORE '" + BatonBin() + "' " + args);
+}
+
+TEST_F(CliFirstHourTest, InitMakesAStoreThatEveryFolderBelowFinds) {
+  const std::string project = dir_.File("project");
+  std::filesystem::create_directories(project + "/src/deep");
+  ProcessResult init = BatonIn(project, "init");
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_NE(init.out.find("Made a baton store at " + project + "/.baton/baton.db"),
+            std::string::npos)
+      << init.out;
+  EXPECT_NE(init.out.find("baton serve"), std::string::npos) << "it says what to do next";
+  EXPECT_TRUE(std::ifstream(project + "/.baton/.gitignore").good()) << "the store stays uncommitted";
+
+  // An agent started in a subfolder uses the project's store, not a new one.
+  ProcessResult made = BatonIn(project + "/src/deep", "--output json run create --title found");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_FALSE(std::filesystem::exists(project + "/src/deep/.baton"));
+  ProcessResult listed = BatonIn(project, "run list");
+  EXPECT_NE(listed.out.find("found"), std::string::npos) << listed.out;
+
+  ProcessResult again = BatonIn(project, "init");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("already"), std::string::npos) << again.out;
+}
+
+TEST_F(CliFirstHourTest, WithoutAStoreCommandsRefuseAndCreateNothing) {
+  const std::string empty = dir_.File("empty");
+  std::filesystem::create_directories(empty);
+  ProcessResult r = BatonIn(empty, "run list");
+  EXPECT_EQ(r.exit_code, MappingFor(StatusCode::kNotFound).exit_code) << r.err;
+  EXPECT_NE(r.err.find("baton init"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(empty + "/.baton"));
+
+  // A mistyped --store: neither the folder nor the file appears.
+  ProcessResult typo_folder = BatonIn(empty, "--store " + empty + "/tpyo/baton.db run list");
+  EXPECT_EQ(typo_folder.exit_code, MappingFor(StatusCode::kNotFound).exit_code);
+  EXPECT_NE(typo_folder.err.find("folder " + empty + "/tpyo does not exist"), std::string::npos)
+      << typo_folder.err;
+  ProcessResult typo_file = BatonIn(empty, "--store " + empty + "/baotn.db run list");
+  EXPECT_EQ(typo_file.exit_code, MappingFor(StatusCode::kNotFound).exit_code);
+  EXPECT_NE(typo_file.err.find("no baton store there"), std::string::npos) << typo_file.err;
+  EXPECT_TRUE(std::filesystem::is_empty(empty)) << "a refused command made something";
+
+  // Not even serve makes a missing folder.
+  ProcessResult serve = BatonIn(empty, "--store " + empty + "/tpyo/baton.db serve --listen "
+                                       "127.0.0.1:0");
+  EXPECT_EQ(serve.exit_code, MappingFor(StatusCode::kNotFound).exit_code) << serve.err;
+  EXPECT_TRUE(std::filesystem::is_empty(empty));
+}
+
+TEST_F(CliFirstHourTest, AMistypedWordOrFlagGetsTheNearestOnes) {
+  ProcessResult verb = RunBaton({"--store", store_, "rn", "list"});
+  EXPECT_EQ(verb.exit_code, kUsageExitCode);
+  EXPECT_NE(verb.err.find("did you mean run?"), std::string::npos) << verb.err;
+  ProcessResult sub = RunBaton({"--store", store_, "run", "lsit"});
+  EXPECT_EQ(sub.exit_code, kUsageExitCode);
+  EXPECT_NE(sub.err.find("baton run has no command \"lsit\"; did you mean list?"),
+            std::string::npos)
+      << sub.err;
+  ProcessResult flag = RunBaton({"--store", store_, "run", "create", "--titel", "x"});
+  EXPECT_EQ(flag.exit_code, kUsageExitCode);
+  EXPECT_NE(flag.err.find("did you mean --title?"), std::string::npos) << flag.err;
+}
+
+TEST_F(CliFirstHourTest, AnAgentsFirstCallRegistersItAndAnEmptyClaimSaysWhy) {
+  ProcessResult made = RunBaton({"--store", store_, "--output", "json", "run", "create", "--id",
+                                 "run-1", "--title", "t"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ASSERT_EQ(RunBaton({"--store", store_, "task", "create", "--run", "run-1", "--id", "task-a",
+                      "--title", "a"})
+                .exit_code,
+            0);
+  // Never registered by hand: the claim itself registers the agent.
+  ProcessResult first = RunBaton({"--store", store_, "--agent", "coder", "--output", "json",
+                                  "task", "claim", "--run", "run-1"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(Json::parse(first.out)["claimed"], true) << first.out;
+  ProcessResult second = RunBaton({"--store", store_, "--agent", "reviewer", "--output", "json",
+                                   "task", "claim", "--run", "run-1"});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const Json none = Json::parse(second.out);
+  EXPECT_EQ(none["claimed"], false);
+  const std::string reason = none.value("reason", "");
+  EXPECT_NE(reason.find("no task is ready for reviewer in run run-1 (1 in_progress)"),
+            std::string::npos)
+      << reason;
+  ProcessResult agents = RunBaton({"--store", store_, "agent", "list"});
+  EXPECT_NE(agents.out.find("coder"), std::string::npos) << agents.out;
+  EXPECT_NE(agents.out.find("reviewer"), std::string::npos) << agents.out;
 }
 
 }  // namespace

@@ -191,13 +191,18 @@ TEST_P(CoordinationTest, ClaimNextReturnsNothingWhenNoTaskIsReady) {
   Json none = MustCall(*api_, "task.claim", Json::object(), Agent("reviewer"));
   EXPECT_FALSE(none["claimed"].get<bool>());
   EXPECT_TRUE(none["task"].is_null());
+  // Why, for the model that asked (issue 17): the tasks by status.
+  const std::string reason = none.value("reason", "");
+  EXPECT_NE(reason.find("no task is ready for reviewer ("), std::string::npos) << reason;
+  EXPECT_NE(reason.find("1 in_progress"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("claim again later"), std::string::npos) << reason;
 }
 
 TEST_P(CoordinationTest, ClaimsAreRefusedForUnknownAgentsHeldTasksAndOtherProjects) {
   const std::string a = NewTask("a");
-  Status unknown = Refused("task.claim", {{"task", a}}, StatusCode::kNotFound, Agent("ghost"));
-  EXPECT_NE(unknown.message().find("baton agent register ghost"), std::string::npos);
+  // An agent never registered is registered by its first claim (issue 17).
   MustCall(*api_, "task.claim", {{"task", a}}, Agent("coder"));
+  EXPECT_EQ(MustCall(*api_, "agent.show", {{"id", "coder"}})["role"], "agent");
   Status held = Refused("task.claim", {{"task", a}}, StatusCode::kFailedPrecondition,
                         Agent("reviewer"));
   EXPECT_NE(held.message().find("held by coder"), std::string::npos) << held.message();
@@ -332,7 +337,11 @@ TEST_P(CoordinationTest, AgentStatusFollowsTheGenieMachine) {
   Status s = Refused("agent.set_status", {{"id", "coder"}, {"status", "spawning"}},
                      StatusCode::kFailedPrecondition);
   EXPECT_NE(s.message().find("idle"), std::string::npos) << s.message();
-  ExpectRefused("agent.heartbeat", {{"id", "nobody"}}, StatusCode::kNotFound, Agent("nobody"));
+  // An agent is registered by its first call (issue 17), with the role it
+  // called with; another's heartbeat still needs that one to exist.
+  MustCall(*api_, "agent.heartbeat", {{"id", "newcomer"}}, Agent("newcomer"));
+  EXPECT_EQ(MustCall(*api_, "agent.show", {{"id", "newcomer"}})["role"], "agent");
+  ExpectRefused("agent.heartbeat", {{"id", "nobody"}}, StatusCode::kNotFound, Coordinator());
 }
 
 TEST_P(CoordinationTest, ResumeDecisionGivesGeniesReasonCodes) {

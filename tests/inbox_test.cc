@@ -273,8 +273,9 @@ TEST_F(InboxTest, TaskListGivesDependenciesAndLedgerEventsPagesBack) {
   EXPECT_EQ(page[1]["seq"], head - 1);
   Call("run.add_progress", {{"id", run}, {"description", "half way"}}, Agent("coder"));
   Json mine = Call("ledger.events", {{"actor", "coder"}})["events"];
-  ASSERT_EQ(mine.size(), 1u);
-  EXPECT_EQ(mine[0]["kind"], "run.progress");
+  ASSERT_EQ(mine.size(), 2u) << mine.dump();
+  EXPECT_EQ(mine[0]["kind"], "agent.registered") << "its first call registered it";
+  EXPECT_EQ(mine[1]["kind"], "run.progress");
 }
 
 TEST_F(InboxTest, RunUsageSumsPerAgentAndModel) {

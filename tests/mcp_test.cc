@@ -280,7 +280,7 @@ TEST_F(McpTest, DiscoverListsEveryVersionWithOrWithoutMeta) {
                 d["supportedVersions"].end())
           << v << " missing: " << d.dump();
     }
-    EXPECT_EQ(d["supportedVersions"].size(), 3u);
+    EXPECT_EQ(d["supportedVersions"].size(), 4u);
     EXPECT_EQ(d["capabilities"]["tools"]["listChanged"], true) << params.dump();
     EXPECT_EQ(d["resultType"], "complete") << params.dump();
     EXPECT_TRUE(d["ttlMs"].is_number_integer()) << params.dump();
@@ -295,7 +295,7 @@ TEST_F(McpTest, UnsupportedModernVersionNamesTheSupportedOnes) {
   Json r = Request("tools/list", Modern(Json::object(), "1900-01-01"));
   EXPECT_EQ(ErrorCode(r), mcp::kUnsupportedVersion) << r.dump();
   EXPECT_EQ(r["error"]["data"]["requested"], "1900-01-01");
-  EXPECT_EQ(r["error"]["data"]["supported"].size(), 3u) << r.dump();
+  EXPECT_EQ(r["error"]["data"]["supported"].size(), 4u) << r.dump();
 }
 
 TEST_F(McpTest, ModernToolsListNeedsNoHandshakeAndIsCacheable) {
@@ -986,9 +986,16 @@ TEST_F(EndpointTest, RefusesWhatTheTransportForbids) {
       {"foreign origin", Rpc(2, "ping"), {{"Origin", "http://evil.com"}}, 403},
       {"no session", Rpc(2, "ping"), {}, 400},
       {"unknown session", Rpc(2, "ping"), {{"Mcp-Session-Id", "nope"}}, 404},
-      {"other version",
+      // Any version the server speaks on a session is accepted (hosts send
+      // their own default; the conformance suite sends 2025-03-26 after
+      // negotiating another); one it does not speak is refused.
+      {"another spoken version",
        Rpc(2, "ping"),
-       {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", "2025-11-25"}},
+       {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", "2025-03-26"}},
+       200},
+      {"a version not spoken",
+       Rpc(2, "ping"),
+       {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", "2024-11-05"}},
        400},
       {"2026 without header", Rpc(2, "tools/list", Modern()), {}, 400},
       {"session ping", Rpc(2, "ping"), {{"Mcp-Session-Id", session}}, 200},

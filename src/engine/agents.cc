@@ -94,8 +94,8 @@ Status CheckNotLostAgent(const Json& agent, const std::string& doing) {
   const std::string id = agent["id"].get<std::string>();
   return Status(StatusCode::kFailedPrecondition,
                 "agent " + id + " is lost (the reconciler found no heartbeat and returned its "
-                "tasks to ready), so it may not " + doing + "; register it again with "
-                "`baton agent register " + id + "` (agent.register), then claim work anew",
+                "tasks to ready), so it may not " + doing + "; register it again (the agent_register "
+                "tool, or baton agent register " + id + "), then claim work anew",
                 Json{{"agent", id}, {"status", kLost}});
 }
 
@@ -120,8 +120,8 @@ Result<Json> LoadAgent(Txn& txn, const std::string& id) {
                              {SqlText(id)}));
   if (rows.empty()) {
     return Status(StatusCode::kNotFound,
-                  "agent: no agent \"" + id + "\" is registered; register it with "
-                  "`baton agent register " + id + "`",
+                  "agent: no agent \"" + id + "\" is registered (an agent is registered by "
+                  "its first call; the agent_list tool shows those that are)",
                   Json{{"agent", id}});
   }
   return AgentRowToJson(rows[0]);
@@ -192,6 +192,14 @@ Result<Json> RegisterAgent(OpContext& ctx, const Json& in) {
                               was_lost ? "registered again" : "", "agent.status"));
   }
   return LoadAgent(ctx.txn, id);
+}
+
+Status RegisterOnFirstCall(OpContext& ctx) {
+  if (ctx.actor.role != "agent" && ctx.actor.role != "coordinator") return Status();
+  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query("SELECT 1 FROM agents WHERE id = ?",
+                                                        {SqlText(ctx.actor.id)}));
+  if (!rows.empty()) return Status();
+  return RegisterAgent(ctx, Json{{"id", ctx.actor.id}, {"role", ctx.actor.role}}).status();
 }
 
 Result<Json> AgentHeartbeat(OpContext& ctx, const Json& in) {

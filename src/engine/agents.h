@@ -29,6 +29,10 @@ Result<Json> ListAgents(OpContext& ctx, const Json& in);
 Result<Json> ReconcileAgents(OpContext& ctx, const Json& in);
 Result<Json> ResumeDecision(OpContext& ctx, const Json& in);
 
+// An agent or coordinator is registered by its first write, with the id and
+// role it called with (humans and admins are not agents); a no-op after.
+Status RegisterOnFirstCall(OpContext& ctx);
+
 // The agent as JSON; NotFound naming the id and how to register it.
 Result<Json> LoadAgent(Txn& txn, const std::string& id);
 

@@ -106,6 +106,9 @@ Status CheckSelf(const OpContext& ctx, const std::string& id, const char* field,
                                ctx.actor.id + "\", asked for \"" + id + "\")");
 }
 
+constexpr char kHowAgentsRegister[] =
+    " (an agent is registered by its first call; the agent_list tool shows those that are)";
+
 Result<bool> IsAgent(Txn& txn, const std::string& id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
                    txn.Query("SELECT 1 FROM agents WHERE id = ?", {SqlText(id)}));
@@ -115,10 +118,7 @@ Result<bool> IsAgent(Txn& txn, const std::string& id) {
 Status RequireAgent(Txn& txn, const std::string& id) {
   ASSIGN_OR_RETURN(bool known, IsAgent(txn, id));
   if (known) return Status();
-  return NotFoundError("agent: no agent \"" + id +
-                       "\" is registered; register it with "
-                       "`baton agent register " +
-                       id + "`");
+  return NotFoundError("agent: no agent \"" + id + "\" is registered" + kHowAgentsRegister);
 }
 
 // The agents an address reaches, by id; NotFound naming it when none.
@@ -126,10 +126,7 @@ Result<std::vector<std::string>> Recipients(Txn& txn, const std::string& to,
                                             const std::string& sender) {
   std::string where = "id = ?";
   std::string arg = to;
-  std::string nobody = "no agent \"" + to +
-                       "\" is registered; register it with "
-                       "`baton agent register " +
-                       to + "`";
+  std::string nobody = "no agent \"" + to + "\" is registered" + kHowAgentsRegister;
   if (to == "*") {
     where = "id <> ?";
     arg = sender;

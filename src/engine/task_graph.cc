@@ -169,6 +169,46 @@ Result<std::string> NextClaimable(OpContext& ctx, const Json& in, const std::str
   return rows.empty() ? std::string() : rows[0].Str(0);
 }
 
+// Why NextClaimable found nothing, for the agent that asked: the tasks in
+// scope by status, and what would make one claimable.
+Result<std::string> NothingClaimableReason(OpContext& ctx, const Json& in,
+                                           const std::string& agent) {
+  std::string scope = "1 = 1";
+  std::string where;
+  std::vector<SqlValue> params = {SqlText(agent)};
+  for (const char* key : {"run", "project", "kind"}) {
+    if (!in.contains(key)) continue;
+    std::string value = in[key].get<std::string>();
+    if (std::string(key) == "project") {
+      ASSIGN_OR_RETURN(value, ResolveProjectId(ctx.txn, value));
+    }
+    scope += std::string(" AND ") + (std::string(key) == "kind" ? "kind" : std::string(key) + "_id") +
+             " = ?";
+    where += std::string(where.empty() ? " in " : ", ") + key + " " + value;
+    params.push_back(SqlText(value));
+  }
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query("SELECT status, count(*), "
+                                 "sum(assignee IS NOT NULL AND assignee <> ?) FROM tasks "
+                                 "WHERE " + scope + " GROUP BY status ORDER BY status",
+                                 params));
+  if (rows.empty()) return "no tasks" + (where.empty() ? std::string(" at all") : where);
+  std::string counts;
+  int64_t planned_elsewhere = 0;
+  for (const Row& row : rows) {
+    counts += (counts.empty() ? "" : ", ") + std::to_string(row.Int(1)) + " " + row.Str(0);
+    if (row.Str(0) == kReady) planned_elsewhere = row.Int(2);
+  }
+  std::string reason = "no task is ready for " + agent + where + " (" + counts + ")";
+  if (planned_elsewhere > 0) {
+    reason += "; " + std::to_string(planned_elsewhere) + " ready task(s) are assigned to other "
+              "agents";
+  }
+  return reason + ": a task becomes ready when the tasks it depends on are done, and one in "
+                  "progress can be taken once its lease expires; claim again later, or list the "
+                  "tasks to see what holds them";
+}
+
 }  // namespace
 
 Outcome OutcomeOf(std::string_view status) {
@@ -417,7 +457,10 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
     id = in["task"].get<std::string>();
   } else {
     ASSIGN_OR_RETURN(id, NextClaimable(ctx, in, agent));
-    if (id.empty()) return Json{{"claimed", false}, {"task", Json()}, {"lease", Json()}};
+    if (id.empty()) {
+      ASSIGN_OR_RETURN(std::string reason, NothingClaimableReason(ctx, in, agent));
+      return Json{{"claimed", false}, {"task", Json()}, {"lease", Json()}, {"reason", reason}};
+    }
   }
   ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, id));
   if (in.contains("project")) {

@@ -81,9 +81,12 @@ class BufferedStream : public httplib::Stream {
   bool is_readable() const override { return pos_ < request_.size(); }
   bool is_writable() const override {
     if (out_ != nullptr) return false;  // ServeBytes: no stream is run
-    pollfd p{fd_, POLLOUT, 0};
+    // httplib asks only around streamed responses; a peer that has shut
+    // its side (POLLRDHUP) has left, so a stream ends at once, not at its
+    // next failed write.
+    pollfd p{fd_, POLLOUT | POLLRDHUP, 0};
     return ::poll(&p, 1, static_cast<int>(write_timeout_ms_)) > 0 &&
-           (p.revents & (POLLERR | POLLHUP | POLLNVAL)) == 0;
+           (p.revents & (POLLERR | POLLHUP | POLLNVAL | POLLRDHUP)) == 0;
   }
   ssize_t read(char* ptr, size_t size) override {
     const size_t n = std::min(size, request_.size() - pos_);
@@ -213,6 +216,9 @@ struct Front::State {
   std::vector<Conn*> done;     // GUARDED_BY(mu)
   std::vector<Conn*> working;  // GUARDED_BY(mu): taken by a worker, not done
   bool pool_stop = false;      // GUARDED_BY(mu)
+  int idle = 0;                // GUARDED_BY(mu): workers waiting for a request
+  // Started as requests need them, up to limits.workers; grown only by the
+  // loop's thread, joined after it has ended.
   std::vector<std::thread> threads;
   std::vector<std::string> stuck;  // GUARDED_BY(mu)
 
@@ -221,15 +227,19 @@ struct Front::State {
     [[maybe_unused]] ssize_t n = ::write(wake_fd, &one, sizeof one);
   }
 
-  void WorkerLoop() {
+  // "counted": whoever started this worker already counted it idle.
+  void WorkerLoop(bool counted) {
     const int long_limit = std::max(1, limits.workers - limits.reserve);
     for (;;) {
       Conn* c = nullptr;
       {
         std::unique_lock<std::mutex> lock(mu);
+        if (!counted) ++idle;
+        counted = false;
         cv.wait(lock, [&] {
           return pool_stop || !ordinary.empty() || (!long_q.empty() && long_running < long_limit);
         });
+        --idle;
         if (!ordinary.empty()) {
           c = ordinary.front();
           ordinary.pop_front();
@@ -429,6 +439,13 @@ struct Front::State {
     {
       std::lock_guard<std::mutex> lock(mu);
       (c.is_long ? long_q : ordinary).push_back(&c);
+      // A worker per request waiting, so streams holding theirs cost a
+      // thread each only while they are open.
+      if (static_cast<size_t>(idle) < ordinary.size() + long_q.size() &&
+          threads.size() < static_cast<size_t>(limits.workers)) {
+        threads.emplace_back([this] { WorkerLoop(/*counted=*/true); });
+        ++idle;  // counted now, so the next request does not start another
+      }
     }
     cv.notify_all();
     return true;
@@ -627,8 +644,9 @@ void Front::Run() {
   if (s.epoll_fd < 0) return;
   {
     std::lock_guard<std::mutex> lock(s.mu);
-    for (int i = static_cast<int>(s.threads.size()); i < limits_.workers; ++i) {
-      s.threads.emplace_back([st = state_.get()] { st->WorkerLoop(); });
+    // A few to start with; more start as requests wait for one.
+    for (int i = static_cast<int>(s.threads.size()); i < std::min(limits_.workers, 4); ++i) {
+      s.threads.emplace_back([st = state_.get()] { st->WorkerLoop(/*counted=*/false); });
     }
   }
   s.Loop();

@@ -44,7 +44,7 @@ struct FrontLimits {
   int workers = 128;
   int reserve = 32;              // workers that only ordinary requests may take
   int max_connections = 4096;    // open connections in total (clipped to RLIMIT_NOFILE)
-  int max_per_peer = 256;        // open connections from one peer address
+  int max_per_peer = 1024;       // open connections from one peer address
   int64_t header_timeout_ms = 10000;
   int64_t body_timeout_ms = 60000;
   int64_t idle_timeout_ms = 60000;

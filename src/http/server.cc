@@ -153,7 +153,8 @@ struct HttpServer::Impl {
     ASSIGN_OR_RETURN(std::unique_ptr<mcp::McpServer> server, mcp::McpServer::Create(api, mcp_options));
     auto endpoint = std::make_unique<mcp::HttpEndpoint>(
         *server, [this](const httplib::Request& r) { return CallerOf(r, "agent"); },
-        mcp::HttpEndpointOptions{.allowed_origins = options.allowed_origins});
+        mcp::HttpEndpointOptions{.allowed_origins = options.allowed_origins,
+                                 .max_streams = McpStreamCap()});
     mcp::HttpEndpoint* raw = endpoint.get();
     mcp_servers[key] = std::move(server);
     mcp_endpoints[key] = std::move(endpoint);
@@ -232,6 +233,15 @@ struct HttpServer::Impl {
     if (method != "POST" || path.rfind(prefix, 0) != 0) return false;
     const Operation* op = api.registry().Find(path.substr(prefix.size()));
     return op != nullptr && static_cast<bool>(op->procedure);
+  }
+
+  // The SSE streams of an MCP endpoint (hosts' notification streams, calls
+  // that wait): three quarters of what long requests may take once the
+  // dashboard's event streams have theirs, so tool calls always find workers.
+  size_t McpStreamCap() const {
+    const http::FrontLimits l = Limits();
+    const int rest = l.workers - l.reserve - options.max_event_streams;
+    return static_cast<size_t>(std::max(1, rest * 3 / 4));
   }
 
   http::FrontLimits Limits() const {

@@ -41,14 +41,14 @@ namespace baton {
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8321;          // 0: pick a free port
-  int threads = 128;        // request workers (only a complete request takes one)
+  int threads = 512;        // request workers, started as needed (only a complete request takes one)
   int reserve = 32;         // workers streams and waits may not take
   size_t max_body = 4 << 20;
   std::string auth = "token";  // "token" or "none" (loopback only): http/identity.h
   std::string human_secret;    // the human's credential under "token"; "" for none
   size_t max_header_bytes = 64 << 10;
   int max_connections = 4096;  // in total (clipped to the descriptor limit)
-  int max_per_peer = 256;      // from one peer address
+  int max_per_peer = 1024;     // from one peer address (local hosts all share 127.0.0.1)
   int64_t header_timeout_ms = 10000;  // request line and headers, from the first byte
   int64_t body_timeout_ms = 60000;    // the body, from the end of the head
   int64_t idle_timeout_ms = 60000;    // a kept-alive connection without a request

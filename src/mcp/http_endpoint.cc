@@ -17,6 +17,8 @@ namespace {
 
 constexpr size_t kMaxQueued = 1000;        // notifications kept for a GET stream
 constexpr int64_t kKeepaliveMillis = 15000;
+// How often an idle notification stream checks that its client is there.
+constexpr int64_t kLivenessMillis = 1000;
 
 struct HttpSession {
   std::string id;
@@ -146,6 +148,13 @@ struct HttpEndpoint::Impl {
     }
     active.insert(io);
     return !stopping;
+  }
+
+  bool MayWait(const Json& message) const {
+    const Json& params = message.value("params", Json());
+    if (!params.is_object() || !params.value("name", Json()).is_string()) return false;
+    const Tool* tool = server.tools().Find(params["name"].get<std::string>());
+    return tool != nullptr && tool->may_wait;
   }
 
   // Each stream holds one of the server's workers for its life: they are
@@ -305,13 +314,19 @@ struct HttpEndpoint::Impl {
       Json response = session->Handle(message, io);
       if (response.is_null()) {
         res.status = 202;
+      } else if (response.is_array()) {  // a 2025-03-26 batch's responses
+        SendRpc(res, 200, response);
       } else {
         SendRpc(res, 400, response);
       }
       return;
     }
+    // Only what may wait is streamed: a stream holds a worker for its life,
+    // and an ordinary call answered as JSON takes none of the stream slots
+    // that hosts' notification streams hold.
     const bool stream = Accepts(req, "text/event-stream") &&
-                        (method == "tools/call" || method == "subscriptions/listen");
+                        (method == "subscriptions/listen" ||
+                         (method == "tools/call" && MayWait(message)));
     if (!stream) {
       RequestIo io;
       if (!Track(&io, true)) io.cancelled = true;
@@ -401,10 +416,14 @@ struct HttpEndpoint::Impl {
     std::shared_ptr<HttpSession> s = FindSession(req, res, actor);
     if (!s) return;
     const std::string version = s->mcp->legacy_version();
-    if (!header_version.empty() && header_version != version) {
+    // Any version this server speaks is accepted on a session (clients send
+    // their own default before and after negotiating); others are refused.
+    if (!header_version.empty() && !IsLegacyVersion(header_version)) {
       return SendRpc(res, 400, ErrorResponse(id, kInvalidRequest,
                                              "Bad Request: MCP-Protocol-Version " + header_version +
-                                                 " is not this session's (" + version + ")"));
+                                                 " is not one this server speaks on a session "
+                                                 "(2025-03-26, 2025-06-18, 2025-11-25; this "
+                                                 "session negotiated " + version + ")"));
     }
     // The session outlives this request through the aliasing pointer.
     std::shared_ptr<McpSession> mcp(s, s->mcp.get());
@@ -481,16 +500,25 @@ struct HttpEndpoint::Impl {
       // Writes happen without the session's lock: a stalled client must
       // not hold up the change feed, which queues under it.
       bool ok = sink.write(": stream open\n\n", 15);
+      int64_t last_write = NowMillis();
       std::unique_lock<std::mutex> lock(s->mu);
       while (ok && !s->closed) {
-        s->cv.wait_for(lock, std::chrono::milliseconds(kKeepaliveMillis),
+        // Short slices: a client that left frees its slot within one.
+        s->cv.wait_for(lock, std::chrono::milliseconds(kLivenessMillis),
                        [&] { return s->closed || !s->queue.empty(); });
         if (s->closed) break;
         std::deque<Json> batch;
         batch.swap(s->queue);
         lock.unlock();
-        if (batch.empty()) ok = sink.write(": keepalive\n\n", 13);
-        for (const Json& n : batch) ok = ok && WriteEvent(sink, n);
+        if (!batch.empty()) {
+          for (const Json& n : batch) ok = ok && WriteEvent(sink, n);
+          last_write = NowMillis();
+        } else if (!sink.is_writable()) {
+          ok = false;  // the client went away
+        } else if (NowMillis() - last_write >= kKeepaliveMillis) {
+          ok = sink.write(": keepalive\n\n", 13);
+          last_write = NowMillis();
+        }
         lock.lock();
       }
       lock.unlock();

@@ -9,10 +9,10 @@
 //   GET     the 2025 session's stream of server notifications (resource
 //           updates, tools/list_changed); one per session (409 for more).
 //   DELETE  ends a 2025 session.
-// 2025-06-18 / 2025-11-25: initialize creates a session and returns its
-// Mcp-Session-Id; later requests must carry it (400 without, 404 for an
-// unknown or ended one) and MCP-Protocol-Version, when sent, must be the
-// session's (400). 2026-07-28 is stateless: every POST carries
+// 2025-03-26 / 2025-06-18 / 2025-11-25: initialize creates a session and
+// returns its Mcp-Session-Id; later requests must carry it (400 without, 404
+// for an unknown or ended one) and MCP-Protocol-Version, when sent, must be
+// one of those three (400). 2026-07-28 is stateless: every POST carries
 // MCP-Protocol-Version and params._meta's version, which must agree (400,
 // -32020), as must Mcp-Method with the method.
 // Every request: an Origin header that is not a loopback origin (or one of

@@ -10,7 +10,8 @@ bool IsSupportedVersion(std::string_view version) {
 }
 
 bool IsLegacyVersion(std::string_view version) {
-  return version == kVersion20250618 || version == kVersion20251125;
+  return version == kVersion20250326 || version == kVersion20250618 ||
+         version == kVersion20251125;
 }
 
 std::string NegotiateLegacyVersion(std::string_view requested) {

@@ -4,8 +4,8 @@
 // baton speaks, the error codes, and the checks every incoming message goes
 // through before a method runs. Pure functions; no I/O.
 //
-// Versions: 2025-06-18 and 2025-11-25 are "legacy" (initialize handshake,
-// sessions); 2026-07-28 is stateless (no handshake: every request carries
+// Versions: 2025-03-26, 2025-06-18 and 2025-11-25 are "legacy" (initialize
+// handshake, sessions; 2025-03-26 also receives JSON-RPC batches); 2026-07-28 is stateless (no handshake: every request carries
 // its version and the client's capabilities in params._meta). See
 // docs/mcp.md.
 
@@ -19,13 +19,14 @@
 
 namespace baton::mcp {
 
+inline constexpr std::string_view kVersion20250326 = "2025-03-26";
 inline constexpr std::string_view kVersion20250618 = "2025-06-18";
 inline constexpr std::string_view kVersion20251125 = "2025-11-25";
 inline constexpr std::string_view kVersion20260728 = "2026-07-28";
 // Newest first; an initialize asking for something else gets the first
 // legacy one.
 inline constexpr std::string_view kSupportedVersions[] = {kVersion20260728, kVersion20251125,
-                                                          kVersion20250618};
+                                                          kVersion20250618, kVersion20250326};
 
 // JSON-RPC and MCP error codes.
 inline constexpr int kParseError = -32700;
@@ -49,7 +50,7 @@ inline constexpr const char* kMetaLogLevel = "io.modelcontextprotocol/logLevel";
 inline constexpr const char* kMetaIdempotencyKey = "io.baton/idempotencyKey";
 
 bool IsSupportedVersion(std::string_view version);
-// A version negotiated with initialize (2025-06-18 or 2025-11-25).
+// A version negotiated with initialize (2025-03-26, 2025-06-18, 2025-11-25).
 bool IsLegacyVersion(std::string_view version);
 // The version an initialize asking for "requested" gets.
 std::string NegotiateLegacyVersion(std::string_view requested);

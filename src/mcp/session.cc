@@ -126,6 +126,16 @@ std::string McpSession::legacy_version() const {
 }
 
 Json McpSession::Handle(const Json& message, RequestIo& io) {
+  // 2025-03-26 must receive batches: each message answered in turn, the
+  // responses (not the notifications') in one array.
+  if (message.is_array() && !message.empty() && legacy_version() == kVersion20250326) {
+    Json responses = Json::array();
+    for (const Json& one : message) {
+      Json response = one.is_array() ? Handle(Json::object(), io) : Handle(one, io);
+      if (!response.is_null()) responses.push_back(std::move(response));
+    }
+    return responses.empty() ? Json() : responses;
+  }
   Json error;
   Result<Message> parsed = Classify(message, &error);
   if (!parsed.ok()) return error;

@@ -308,6 +308,7 @@ Tool AskUserQuestion() {
                        {"questions"}),
                 false, {"coordinator"});
   t.available = HumanInTheLoop;
+  t.may_wait = true;
   t.call = [](Api& api, ToolCall& call) {
     return Ask(api, call, {{"questions", call.arguments["questions"]}});
   };
@@ -324,6 +325,7 @@ Tool AskUserWorkGate() {
                        {"summary"}),
                 false, {"coordinator"});
   t.available = HumanInTheLoop;
+  t.may_wait = true;
   t.call = [](Api& api, ToolCall& call) {
     const std::string summary = call.arguments["summary"].get<std::string>();
     Json questions = Json::array({{{"question", summary + "\n\n---\n\n" + kWorkGateQuestion},

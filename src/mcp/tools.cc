@@ -100,6 +100,7 @@ std::vector<Tool> BatonTools(const Registry& registry) {
     t.annotations = description["annotations"];
     t.annotations["title"] = t.title;
     t.roles = op->roles;
+    t.may_wait = static_cast<bool>(op->procedure);
     if (IsWait(*op)) {
       t.call = [name = op->name](Api& api, ToolCall& call) { return SlicedWait(api, call, name); };
     } else {

@@ -56,6 +56,10 @@ struct Tool {
   // Returns the structured result. A refusal is a Status, which becomes a
   // tool result with isError.
   std::function<Result<Json>(Api&, ToolCall&)> call;
+  // The call may block (a wait, a procedure, a question to the human): over
+  // HTTP it is answered on an SSE stream carrying its progress; every other
+  // call is answered with plain JSON and takes no stream.
+  bool may_wait = false;
   // Text for the content block (default: the result as JSON).
   std::function<std::string(const Json&)> text;
   // Listed only while this holds (sgai's ask tools outside self-drive).

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "engine/agents.h"
 #include "engine/witness.h"
 #include "model/json_schema.h"
 #include "util/atomic_file.h"
@@ -161,6 +162,8 @@ Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& 
         return ParseJson(seen[0].Str(2), "stored result");
       }
     }
+    // Agents without ceremony: the caller's first write registers it.
+    if (op.name != "agent.register") RETURN_IF_ERROR(RegisterOnFirstCall(ctx));
     ASSIGN_OR_RETURN(Json result, Guarded(op, [&] { return op.handler(ctx, input); }));
     if (!ctx.touched_runs.empty()) {
       ASSIGN_OR_RETURN(mirrors, MirrorsOf(txn, {ctx.touched_runs.begin(), ctx.touched_runs.end()}));

@@ -29,7 +29,10 @@ Json ClaimOut() {
           {"properties",
            {{"claimed", {{"type", "boolean"}}},
             {"task", {{"anyOf", {s::TaskOut(), {{"type", "null"}}}}}},
-            {"lease", s::Nullable("object")}}},
+            {"lease", s::Nullable("object")},
+            {"reason", {{"type", "string"},
+                        {"description", "when claimed is false: why nothing could be "
+                                        "claimed, by status, and what to do"}}}}},
           {"required", {"task", "lease"}}};
 }
 

@@ -103,8 +103,10 @@ test('http: sessions, versions, headers, origins and sizes are checked', async (
     assert.equal((await post(server.url, ping, withSession)).status, 200);
     assert.equal((await post(server.url, ping, human)).status, 400, 'no session id');
     assert.equal((await post(server.url, ping, { ...human, 'Mcp-Session-Id': 'nope' })).status, 404, 'unknown session');
-    assert.equal((await post(server.url, ping, { ...withSession, 'MCP-Protocol-Version': '2025-11-25' })).status, 400,
-                 'a version that is not the session\'s');
+    assert.equal((await post(server.url, ping, { ...withSession, 'MCP-Protocol-Version': '2025-03-26' })).status, 200,
+                 'any version the server speaks, as hosts and the conformance suite send');
+    assert.equal((await post(server.url, ping, { ...withSession, 'MCP-Protocol-Version': '2024-11-05' })).status, 400,
+                 'a version the server does not speak');
     assert.equal((await post(server.url, ping, { ...withSession, ...bearer(mallory) })).status, 403,
                  'another caller may not use the session');
     assert.equal((await post(server.url, ping, { ...withSession, 'X-Baton-Agent': 'mallory' })).status, 403,

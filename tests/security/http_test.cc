@@ -454,7 +454,7 @@ TEST(HttpInputs, HostHeaderIsChecked) {
 // all 128 and it queued behind them).
 TEST(HttpAvailability, WaitsCannotTakeTheReserve) {
   TempDir dir;
-  ServeProcess server(dir.File("s.db"), Serve({}));
+  ServeProcess server(dir.File("s.db"), Serve({"--threads", "128"}));
   ASSERT_GT(server.port(), 0);
   ASSERT_EQ(StatusOf(Exchange(server.port(), Post("agent.register", R"({"id":"coder"})"))), 200);
   std::vector<int> waits;
@@ -539,7 +539,7 @@ TEST(HttpAvailability, SigtermStopsAServerWithStuckRequests) {
 // server drops them, as an attacker would) while 16 clients make normal
 // requests: every normal request is answered; p99 latency printed. The
 // slow ones come from 127.0.0.2-127.0.0.6 (100 each, within the default
-// per-peer bound of 256), the clients from 127.0.0.1.
+// per-peer bound of 1024), the clients from 127.0.0.1.
 TEST(HttpAvailability, FiveHundredSlowConnectionsBesideSixteenClients) {
   TempDir dir;
   ServeProcess server(dir.File("s.db"), Serve({}));
