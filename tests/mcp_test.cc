@@ -341,6 +341,47 @@ TEST_F(McpTest, TheFirstPageIsTheWholeCatalogueByDefault) {
   EXPECT_GT(names.size(), 100u);
 }
 
+// Each role is offered the tools of its work by default (issue 17); "all"
+// lists every operation the role may call.
+TEST_F(McpTest, EachRoleIsOfferedItsOwnWorkAndAllListsEverything) {
+  auto names = [&](const Actor& who, std::vector<std::string> sets) {
+    McpOptions options;
+    options.tool_sets = std::move(sets);
+    Connect(who, options);
+    std::set<std::string> out;
+    const Json r = Request("tools/list", Modern());
+    EXPECT_TRUE(r.contains("result")) << r.dump();
+    for (const Json& t : r.value("result", Json::object()).value("tools", Json::array())) {
+      out.insert(t["name"].get<std::string>());
+    }
+    return out;
+  };
+  const std::set<std::string> agent = names(Agent(), {"baton"});
+  for (const char* want : {"task_claim", "task_heartbeat", "task_complete", "task_fail",
+                           "run_add_progress", "mail_send", "mail_inbox", "question_ask"}) {
+    EXPECT_EQ(agent.count(want), 1u) << want;
+  }
+  for (const char* not_its_work : {"run_create", "board_create", "graph_fork", "wish_lint"}) {
+    EXPECT_EQ(agent.count(not_its_work), 0u) << not_its_work;
+  }
+  EXPECT_LE(agent.size(), 25u);
+  const std::set<std::string> coordinator = names(Coordinator(), {"baton"});
+  for (const char* want : {"task_claim", "run_create", "run_set_status", "task_create",
+                           "task_add_dependency", "question_list"}) {
+    EXPECT_EQ(coordinator.count(want), 1u) << want;
+  }
+  EXPECT_LE(coordinator.size(), 50u);
+  const std::set<std::string> all = names(Agent(), {"all"});
+  EXPECT_GT(all.size(), 90u);  // every operation an agent may call
+  EXPECT_EQ(all.count("wish_lint"), 1u);
+  EXPECT_EQ(names(Agent(), {"baton", "all"}), all) << "all wins over baton";
+  // A tool not listed may still be called by name, under the role's rules.
+  Connect(Agent(), McpOptions{});
+  Json lint = Request("tools/call", Modern({{"name", "wish_lint"},
+                                            {"arguments", {{"text", "# Wish: x\n"}}}}));
+  EXPECT_TRUE(lint.contains("result")) << lint.dump();
+}
+
 TEST_F(McpTest, PagesCoverEveryToolExactlyOnce) {
   McpOptions big;
   big.page_size = 100000;

@@ -110,7 +110,8 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
       ->capture_default_str()
       ->check(CLI::IsMember({"token", "none"}));
   serve->add_option("--tools", serve_options->mcp_tools,
-                    "MCP tool sets of /mcp: baton, sgai, genie (/mcp?tools=... picks others)")
+                    "MCP tool sets of /mcp: baton (each role's own), all, sgai, genie "
+                    "(/mcp?tools=... picks others)")
       ->delimiter(',');
   serve->add_option("--allow-origin", serve_options->allowed_origins,
                     "an Origin besides loopback ones that may call the server");
@@ -122,7 +123,9 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
   auto* mcp = app.add_subcommand("mcp", "Serve MCP on stdin/stdout for an agent host (see baton mcp --help)");
   mcp->footer(kMcpHelp);
   McpCommandOptions* mcp_options = &args.mcp;
-  mcp->add_option("--tools", mcp_options->tool_sets, "tool sets: baton, sgai, genie (default baton)")
+  mcp->add_option("--tools", mcp_options->tool_sets,
+                  "tool sets: baton (the tools of the caller's role's work), all (every "
+                  "operation), sgai, genie (default baton)")
       ->delimiter(',');
   mcp->add_option("--run", mcp_options->run, "the run sgai's tools act on (default $BATON_RUN, "
                                              "else the newest sgai run not complete)");

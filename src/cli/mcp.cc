@@ -27,9 +27,12 @@ const char kMcpHelp[] =
     "paths (name paths outside the roots). The same for a token: baton token create\n"
     "coder --holder-role agent --grant commands.\n"
     "\n"
-    "Tool sets (--tools, comma-separated, combinable): baton (every operation as a\n"
-    "tool, the default), sgai (update_workflow_state, send_message, check_inbox, ...),\n"
-    "genie (genie_task_checkout, genie_task_done, ...). docs/mcp.md has the details.";
+    "Tool sets (--tools, comma-separated, combinable): baton (the default: the tools of\n"
+    "the caller's work - an agent's 23: task_claim, task_complete, mail_send,\n"
+    "question_ask, ...; a coordinator's 45, planning runs and tasks too), all (every\n"
+    "operation as a tool), sgai (update_workflow_state, send_message, check_inbox,\n"
+    "...), genie (genie_task_checkout, genie_task_done, ...). docs/mcp.md has the\n"
+    "details.";
 
 int RunMcp(const GlobalOptions& g, const McpCommandOptions& options) {
   Result<ApiOptions> api_options =

@@ -92,6 +92,7 @@ std::vector<Tool> BatonTools(const Registry& registry) {
     Json description = Registry::Describe(*op);
     Tool t;
     t.name = ToolNameOf(op->name);
+    t.op = op->name;
     t.title = TitleOf(op->name);
     t.description = op->summary + " (operation " + op->name + ")";
     t.input_schema = op->input_schema;
@@ -140,6 +141,40 @@ Result<Json> WaitForAnswer(Api& api, ToolCall& call, const std::string& id,
   }
 }
 
+namespace {
+
+// The default set's tools per role (issue 17): an agent gets what its work
+// needs — claim, heartbeat, complete, fail, progress, mail, ask — and a
+// coordinator that plus planning runs and tasks; humans and admins get all.
+const char* const kAgentWork[] = {
+    "agent.heartbeat", "agent.register", "agent.set_status", "chat.history", "chat.post",
+    "mail.inbox", "mail.read", "mail.send", "mail.wait", "question.ask", "question.show",
+    "question.wait", "run.add_progress", "run.list", "run.show", "task.claim", "task.complete",
+    "task.dependencies", "task.fail", "task.heartbeat", "task.list", "task.release", "task.show",
+};
+const char* const kCoordinatorWork[] = {
+    "agent.list", "agent.show", "approval.approve", "approval.list", "approval.reject",
+    "graph.pause", "graph.resume", "graph.run", "inbox.list", "ledger.events", "mail.list",
+    "project.create", "project.list", "question.cancel", "question.list", "run.create",
+    "run.patch_context", "run.set_status", "task.add_dependency", "task.create",
+    "task.remove_dependency", "task.set_status",
+};
+
+// Lists each operation's tool in the default set for the roles whose work
+// it is.
+void ListForRoles(std::vector<Tool>& tools) {
+  auto has = [](const auto& names, const std::string& op) {
+    return std::find(std::begin(names), std::end(names), op) != std::end(names);
+  };
+  for (Tool& t : tools) {
+    t.listed_for = {"human", "admin"};
+    if (has(kAgentWork, t.op)) t.listed_for.insert(t.listed_for.end(), {"agent", "coordinator"});
+    if (has(kCoordinatorWork, t.op)) t.listed_for.push_back("coordinator");
+  }
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ToolCatalog>> ToolCatalog::Build(const Registry& registry,
                                                         const std::vector<std::string>& sets) {
   std::unique_ptr<ToolCatalog> catalog(new ToolCatalog());
@@ -149,15 +184,19 @@ Result<std::unique_ptr<ToolCatalog>> ToolCatalog::Build(const Registry& registry
       continue;
     }
     std::vector<Tool> tools;
-    if (set == "baton") {
+    if (set == "baton" || set == "all") {
+      // "all" is "baton" without the choice per role; asked for both, "all".
+      const bool all = std::find(sets.begin(), sets.end(), "all") != sets.end();
+      if (set == "baton" && all) continue;
       tools = BatonTools(registry);
+      if (!all) ListForRoles(tools);
     } else if (set == "sgai") {
       tools = SgaiTools(registry);
     } else if (set == "genie") {
       tools = GenieTools(registry);
     } else {
       return InvalidArgumentError("tools: unknown tool set \"" + set +
-                                  "\" (known: baton, sgai, genie)");
+                                  "\" (known: baton, all, sgai, genie)");
     }
     std::sort(tools.begin(), tools.end(),
               [](const Tool& a, const Tool& b) { return a.name < b.name; });
@@ -179,6 +218,10 @@ std::vector<const Tool*> ToolCatalog::Visible(Api& api, const Actor& actor,
   std::vector<const Tool*> out;
   for (const Tool& t : tools_) {
     if (!OfferedTo(t, actor)) continue;
+    if (!t.listed_for.empty() && std::find(t.listed_for.begin(), t.listed_for.end(),
+                                           actor.role) == t.listed_for.end()) {
+      continue;
+    }
     if (t.available && !t.available(api, actor, run)) continue;
     out.push_back(&t);
   }

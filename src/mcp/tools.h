@@ -46,6 +46,7 @@ struct ToolCall {
 
 struct Tool {
   std::string name;
+  std::string op;  // the operation it calls, for baton's own tools
   std::string title;
   std::string description;
   Json input_schema;
@@ -53,6 +54,10 @@ struct Tool {
   Json annotations;
   // Who sees the tool in tools/list (empty: every role; admin sees all).
   std::vector<std::string> roles;
+  // The roles it is listed for in the default "baton" set, which offers
+  // each role the tools of its work (empty: every role; "all" lists every
+  // operation). Tools not listed may still be called by name.
+  std::vector<std::string> listed_for;
   // Returns the structured result. A refusal is a Status, which becomes a
   // tool result with isError.
   std::function<Result<Json>(Api&, ToolCall&)> call;
