@@ -43,6 +43,26 @@ TEST_F(CliFirstHourTest, AGraphRunThatEndsFailedExitsWithItsOwnCode) {
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
 }
 
+TEST_F(CliFirstHourTest, AGraphRunSaysEachNodeAndHowToAnswerTheHuman) {
+  const std::string file = dir_.File("ask.yaml");
+  std::ofstream(file) << "id: ask\nnodes:\n  - name: Plan\n    type: eval\n"
+                         "    code: \"context.x = 1\"\n    then: Ship\n"
+                         "  - name: Ship\n    type: human\n    question: \"ship it?\"\n"
+                         "    choices: [\"yes\", \"no\"]\n    then: END\n";
+  ProcessResult r = RunBaton({"--store", store_, "graph", "run", file, "--id", "a",
+                              "--wait-for-human=false"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("#1 Plan: ok ("), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("-> Ship"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("#2 Ship: waiting for the human to answer question "), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("baton question answer "), std::string::npos) << r.err;
+  // Scripts reading JSON get no progress lines.
+  ProcessResult quiet = RunBaton({"--store", store_, "--output", "json", "graph", "run", file,
+                                  "--id", "b", "--wait-for-human=false"});
+  EXPECT_EQ(quiet.err, "");
+}
+
 TEST_F(CliFirstHourTest, ExportIntoAMissingFolderNamesTheFolderAndCreatesNothing) {
   ProcessResult created = RunBaton({"--store", store_, "--output", "json", "run", "create",
                                     "--profile", "sgai", "--title", "t"});

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cli/repo_scope.h"
+#include "cli/ticker.h"
 #include "util/atomic_file.h"
 
 namespace baton {
@@ -241,6 +242,11 @@ Result<Api*> CommandEnv::GetApi(StoreUse use) {
 
 Result<Json> CommandEnv::Call(const std::string& op, const Json& input) {
   ASSIGN_OR_RETURN(Actor actor, ResolveActor(g_));
+  // Long work says how it goes, on stderr, for people (not with --output json).
+  Api::ProgressFn progress;
+  if (g_.output != "json") {
+    progress = [](const std::string& line) { std::cerr << "  " << line << std::endl; };
+  }
   // Listing machines or operations needs no store (one found is still used:
   // it may hold the user's machines).
   const Operation* known = StaticRegistry().Find(op);
@@ -257,11 +263,11 @@ Result<Json> CommandEnv::Call(const std::string& op, const Json& input) {
       if (!project.empty()) {
         Json scoped = input;
         scoped["project"] = project;
-        return api->Call(op, scoped, actor);
+        return api->Call(op, scoped, actor, progress);
       }
     }
   }
-  return api->Call(op, input, actor);
+  return api->Call(op, input, actor, progress);
 }
 
 int CommandEnv::CallAndPrint(const std::string& op, const Json& input) {
@@ -292,6 +298,8 @@ int CommandEnv::Import(const TransferArgs& t) {
   Json input = {{"format", t.format}, {"content", *text}, {"source", source}};
   if (!t.run.empty()) input["run"] = t.run;
   if (!t.project.empty()) input["project"] = t.project;
+  Ticker ticker("importing " + (t.file == "-" ? source : Ticker::Describe(t.file)),
+                g_.output != "json");
   return CallAndPrint("run.import", input);
 }
 
@@ -327,11 +335,16 @@ int CommandEnv::ImportSinfoniaFolder(const TransferArgs& t) {
                 {"envelopes", envelopes}};
   if (!t.run.empty()) input["run"] = t.run;
   if (!t.project.empty()) input["project"] = t.project;
+  Ticker ticker("importing the session folder " + t.file, g_.output != "json");
   return CallAndPrint("run.import", input);
 }
 
 int CommandEnv::Export(const TransferArgs& t) {
-  Result<Json> result = Call("run.export", Json{{"run", t.run}, {"format", t.format}});
+  Result<Json> result = InternalError("not run");
+  {
+    Ticker ticker("exporting " + t.run + " as " + t.format, g_.output != "json");
+    result = Call("run.export", Json{{"run", t.run}, {"format", t.format}});
+  }
   if (!result.ok()) return ReportError(result.status(), g_.output);
   for (const Json& note : (*result)["notes"]) {
     std::cerr << "baton: note: " << note.get<std::string>() << "\n";

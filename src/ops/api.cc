@@ -93,6 +93,11 @@ WriterStats Api::writer_stats() const {
 }
 
 Result<Json> Api::Call(std::string_view name, const Json& input, const Actor& actor) {
+  return Call(name, input, actor, ProgressFn());
+}
+
+Result<Json> Api::Call(std::string_view name, const Json& input, const Actor& actor,
+                       const ProgressFn& progress) {
   const Operation* op = registry_.Find(name);
   if (op == nullptr) {
     return NotFoundError("unknown operation \"" + std::string(name) +
@@ -107,7 +112,7 @@ Result<Json> Api::Call(std::string_view name, const Json& input, const Actor& ac
   }
   Result<Json> result = InternalError("not run");
   if (op->procedure) {
-    result = RunProcedure(*op, input, actor);
+    result = RunProcedure(*op, input, actor, progress);
   } else if (!op->uses_store) {
     result = RunWithoutStore(*op, input, actor);
   } else {
@@ -321,7 +326,8 @@ Result<Json> Api::RunWithoutStore(const Operation& op, const Json& input, const 
 
 class Api::Runner final : public OpRunner {
  public:
-  Runner(Api& api, const Actor& actor) : api_(api), actor_(actor) {}
+  Runner(Api& api, const Actor& actor, const ProgressFn& progress)
+      : api_(api), actor_(actor), progress_(progress) {}
 
   Result<Json> Call(std::string_view op, const Json& input) override {
     return api_.Call(op, input, actor_);
@@ -333,16 +339,21 @@ class Api::Runner final : public OpRunner {
     return api_.WaitForChange(&seen_, deadline_ms);
   }
   const Actor& actor() const override { return actor_; }
+  void Progress(const std::string& line) override {
+    if (progress_) progress_(line);
+  }
   const PathScope* paths() const override { return &api_.paths_; }
 
  private:
   Api& api_;
   const Actor& actor_;
+  const ProgressFn& progress_;
   uint64_t seen_ = 0;
 };
 
-Result<Json> Api::RunProcedure(const Operation& op, const Json& input, const Actor& actor) {
-  Runner runner(*this, actor);
+Result<Json> Api::RunProcedure(const Operation& op, const Json& input, const Actor& actor,
+                               const ProgressFn& progress) {
+  Runner runner(*this, actor, progress);
   runner.WaitForChange(0);  // records the current change count
   return Guarded(op, [&] { return op.procedure(runner, input); });
 }

@@ -57,6 +57,10 @@ class Api {
   ~Api();
 
   Result<Json> Call(std::string_view op, const Json& input, const Actor& actor);
+  // The same; a procedure reports its progress lines to "progress".
+  using ProgressFn = std::function<void(const std::string&)>;
+  Result<Json> Call(std::string_view op, const Json& input, const Actor& actor,
+                    const ProgressFn& progress);
 
   const Registry& registry() const { return registry_; }
   const MachineSet& machines() const { return *machines_; }
@@ -80,7 +84,8 @@ class Api {
   Result<Json> RunWrite(const Operation& op, const Json& input, const Actor& actor);
   Result<Json> RunRead(const Operation& op, const Json& input, const Actor& actor);
   Result<Json> RunWithoutStore(const Operation& op, const Json& input, const Actor& actor);
-  Result<Json> RunProcedure(const Operation& op, const Json& input, const Actor& actor);
+  Result<Json> RunProcedure(const Operation& op, const Json& input, const Actor& actor,
+                            const ProgressFn& progress);
   // Rewrites the seed-file mirrors a commit made due; a failure is reported
   // (mirror.report), never returned: the commit stands.
   void WriteMirrors(const std::vector<MirrorTarget>& mirrors);

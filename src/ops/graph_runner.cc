@@ -149,6 +149,12 @@ struct Loop {
                 {"questions", Json::array({question})},
                 {"message", "graph " + def.id + ": node " + node.name + " #" + std::to_string(seq)}};
     ASSIGN_OR_RETURN(Json q, runner.CallAsSystem("question.ask", ask));
+    if (q["status"] == "open") {
+      const std::string id = q["id"].get<std::string>();
+      runner.Progress("#" + std::to_string(seq) + " " + node.name + ": waiting for the human to "
+                      "answer question " + id + " (baton question answer " + id +
+                      " --choice ... or --text ..., or in the dashboard)");
+    }
     while (q["status"] == "open") {
       if (!wait_for_human) {
         waiting_question = q["id"].get<std::string>();
@@ -239,6 +245,10 @@ struct Loop {
     }
     ASSIGN_OR_RETURN(Json done, runner.CallAsSystem("graph.commit", commit));
     ++nodes_run;
+    runner.Progress("#" + std::to_string(seq) + " " + node.name + ": " +
+                    (out.success ? "ok" : "failed: " + out.error) + " (" +
+                    commit["duration_ms"].dump() + " ms) -> " +
+                    done["cursor"].get<std::string>());
     context = std::move(state["context"]);
     history = std::move(state["conversationHistory"]);
     cursor = done["cursor"].get<std::string>();

@@ -46,6 +46,9 @@ class OpRunner {
   // "deadline_ms" (NowMillis time). False once the deadline has passed.
   virtual bool WaitForChange(int64_t deadline_ms) = 0;
   virtual const Actor& actor() const = 0;
+  // Tells whoever called a line about long work as it goes (a graph run's
+  // nodes, a wait for a human); the CLI prints it on stderr. May do nothing.
+  virtual void Progress(const std::string& line) {}
   // The roots and store the caller's paths are checked against
   // (util/scoped_path.h); null: no path a caller names is accepted.
   virtual const PathScope* paths() const { return nullptr; }
