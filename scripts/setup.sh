@@ -35,6 +35,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# scripts/install.sh needs the packages only; it makes its own Release build.
+[ "${BATON_SETUP_ONLY_PACKAGES:-0}" = "1" ] && exit 0
+
 BUILD_TYPE="${BATON_BUILD_TYPE:-RelWithDebInfo}"
 cmake -S . -B build -DCMAKE_BUILD_TYPE="$BUILD_TYPE" >/dev/null
 cmake --build build -j"$(nproc)" --target baton "$@"

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -137,6 +139,17 @@ TEST_F(CliFirstHourTest, WithoutAStoreCommandsRefuseAndCreateNothing) {
   EXPECT_NE(typo_file.err.find("no baton store there"), std::string::npos) << typo_file.err;
   EXPECT_TRUE(std::filesystem::is_empty(empty)) << "a refused command made something";
 
+  // A store above that belongs to someone else is not this user's store:
+  // anyone could plant /tmp/.baton (needs root to make one of another uid).
+  const std::string shared = dir_.File("shared");
+  std::filesystem::create_directories(shared + "/mine");
+  if (::geteuid() == 0 && BatonIn(shared, "init").exit_code == 0 &&
+      RunShell("chown -R 65534 '" + shared + "/.baton'").exit_code == 0) {
+    ProcessResult planted = BatonIn(shared + "/mine", "run list");
+    EXPECT_EQ(planted.exit_code, MappingFor(StatusCode::kNotFound).exit_code) << planted.out;
+    EXPECT_NE(planted.err.find("belongs to another user"), std::string::npos) << planted.err;
+  }
+
   // Not even serve makes a missing folder.
   ProcessResult serve = BatonIn(empty, "--store " + empty + "/tpyo/baton.db serve --listen "
                                        "127.0.0.1:0");
@@ -180,9 +193,35 @@ TEST_F(CliFirstHourTest, AnAgentsFirstCallRegistersItAndAnEmptyClaimSaysWhy) {
   EXPECT_NE(reason.find("no task is ready for reviewer in run run-1 (1 in_progress)"),
             std::string::npos)
       << reason;
+  // A wait may be the first call too: nothing can have been sent to an
+  // agent not registered yet, so it waits on an empty inbox.
+  ProcessResult waited = RunBaton({"--store", store_, "--agent", "waiter", "--output", "json",
+                                   "mail", "wait", "--timeout-ms", "10"});
+  EXPECT_EQ(waited.exit_code, 0) << waited.err;
+  EXPECT_NE(waited.out.find("\"timed_out\": true"), std::string::npos) << waited.out;
   ProcessResult agents = RunBaton({"--store", store_, "agent", "list"});
   EXPECT_NE(agents.out.find("coder"), std::string::npos) << agents.out;
   EXPECT_NE(agents.out.find("reviewer"), std::string::npos) << agents.out;
+}
+
+// Completion made from the registry: a verb added tomorrow completes too.
+TEST_F(CliFirstHourTest, BashCompletesGroupsVerbsAndFlagsFromTheRegistry) {
+  auto complete = [](const std::string& words, int cword) {
+    return RunShell("bash -c 'source <(\"" + BatonBin() + "\" completion bash) && COMP_WORDS=(" +
+                    words + ") && COMP_CWORD=" + std::to_string(cword) +
+                    " && _baton && echo \"${COMPREPLY[*]}\"'")
+        .out;
+  };
+  EXPECT_EQ(complete("baton ru", 1), "run\n");
+  EXPECT_EQ(complete("baton run cr", 2), "create\n");
+  EXPECT_EQ(complete("baton --store x.db task cla", 4), "claim\n");
+  EXPECT_NE(complete("baton run create --ti", 3).find("--title"), std::string::npos);
+  for (const char* shell : {"zsh", "fish"}) {
+    ProcessResult r = RunBaton({"completion", shell});
+    EXPECT_EQ(r.exit_code, 0) << shell;
+    EXPECT_NE(r.out.find("task claim"), std::string::npos) << shell;
+  }
+  EXPECT_EQ(RunBaton({"completion", "tcsh"}).exit_code, kUsageExitCode);
 }
 
 }  // namespace

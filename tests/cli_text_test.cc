@@ -106,6 +106,12 @@ TEST(CliText, TheDetectorTellsJsonFromText) {
   EXPECT_FALSE(LooksLikeJson("lease: owner=coder epoch=1"));
 }
 
+// What agents wrote reaches the human's terminal: no escape sequences.
+TEST(CliText, ControlCharactersNeverReachTheTerminal) {
+  EXPECT_EQ(Printable("ok\rFAKE\x1b]52;c;x\x07 \x1b[2J\xc2\x9b\x7f é\n\tend"),
+            "ok?FAKE?]52;c;x? ?[2J?? é\n\tend");
+}
+
 TEST(CliText, TaskListShowsWhoHoldsEachTaskAndUntilWhen) {
   const Json result = {
       {"tasks",

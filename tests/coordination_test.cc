@@ -200,7 +200,9 @@ TEST_P(CoordinationTest, ClaimNextReturnsNothingWhenNoTaskIsReady) {
 
 TEST_P(CoordinationTest, ClaimsAreRefusedForUnknownAgentsHeldTasksAndOtherProjects) {
   const std::string a = NewTask("a");
-  // An agent never registered is registered by its first claim (issue 17).
+  // An agent never registered is registered by its first claim (issue 17),
+  // unless its id is one agent.register refuses ("*" is every agent in mail).
+  Refused("task.claim", {{"task", a}}, StatusCode::kNotFound, Agent("*"));
   MustCall(*api_, "task.claim", {{"task", a}}, Agent("coder"));
   EXPECT_EQ(MustCall(*api_, "agent.show", {{"id", "coder"}})["role"], "agent");
   Status held = Refused("task.claim", {{"task", a}}, StatusCode::kFailedPrecondition,

@@ -341,6 +341,26 @@ TEST_F(McpTest, TheFirstPageIsTheWholeCatalogueByDefault) {
   EXPECT_GT(names.size(), 100u);
 }
 
+// 2025-03-26 is spoken (issue 17): its sessions receive batches, answered
+// as one array; a batch is bounded and may not carry initialize.
+TEST_F(McpTest, A20250326SessionAnswersBoundedBatches) {
+  Connect(Human());
+  Json init = Request("initialize", {{"protocolVersion", "2025-03-26"}});
+  ASSERT_EQ(init["result"]["protocolVersion"], "2025-03-26") << init.dump();
+  Json both = Send(Json::array({Rpc(7, "ping"), Rpc(8, "tools/list"),
+                                {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}}));
+  ASSERT_TRUE(both.is_array()) << both.dump();
+  ASSERT_EQ(both.size(), 2u) << "a notification gets no response";
+  EXPECT_EQ(both[0]["id"], 7);
+  EXPECT_TRUE(both[1]["result"].contains("tools"));
+  Json again = Send(Json::array({Rpc(9, "initialize", {{"protocolVersion", "2025-06-18"}})}));
+  EXPECT_EQ(ErrorCode(again[0]), mcp::kInvalidRequest) << again.dump();
+  EXPECT_EQ(session_->legacy_version(), "2025-03-26");
+  Json many = Json::array();
+  for (size_t i = 0; i <= McpSession::kMaxBatch; ++i) many.push_back(Rpc(100 + i, "ping"));
+  EXPECT_EQ(ErrorCode(Send(many)), mcp::kInvalidRequest);
+}
+
 // Each role is offered the tools of its work by default (issue 17); "all"
 // lists every operation the role may call.
 TEST_F(McpTest, EachRoleIsOfferedItsOwnWorkAndAllListsEverything) {

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "baton/error_table.h"
+#include "cli/completion.h"
 #include "cli/suggest.h"
 #include "cli/verbs.h"
 
@@ -61,7 +62,8 @@ void PrintResult(const std::string& op, const Json& result, const std::string& o
   if (output == "json") {
     std::cout << result.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
   } else {
-    std::cout << RenderText(op, result);
+    // What agents wrote reaches the human's terminal: no escape sequences.
+    std::cout << Printable(RenderText(op, result));
   }
   std::cout.flush();
 }
@@ -71,7 +73,7 @@ int ReportError(const Status& status, const std::string& output) {
   if (output == "json") {
     std::cout << Json{{"error", status.ToJson()}}.dump(2) << "\n";
   } else {
-    std::cerr << "baton: " << m.name << ": " << status.message() << "\n";
+    std::cerr << "baton: " << m.name << ": " << Printable(status.message()) << "\n";
   }
   return m.exit_code;
 }
@@ -231,6 +233,20 @@ int RunCli(int argc, char** argv) {
   AddFixedCommands(app, g, run, env, args);
   Status verbs = AddOperationVerbs(app, env, run);
   if (!verbs.ok()) return ReportError(verbs, "text");
+  // Last, so that its script sees every other command.
+  auto* completion = app.add_subcommand(
+      "completion", "Print a shell completion script: eval \"$(baton completion bash)\" "
+                    "(bash, zsh, fish; cmake --install puts them where shells look)");
+  std::string shell;
+  completion->add_option("shell", shell, "bash, zsh or fish")->required();
+  completion->callback([&run, &app, &shell, &g] {
+    run = [&app, &shell, &g] {
+      Result<std::string> script = CompletionScript(app, shell);
+      if (!script.ok()) return ReportError(script.status(), g.output);
+      std::cout << *script;
+      return 0;
+    };
+  });
 
   try {
     app.parse(argc, argv);

@@ -44,6 +44,8 @@ int ReportError(const Status& status, const std::string& output);
 
 // Renders an operation's result for people.
 std::string RenderText(const std::string& op, const Json& result);
+// "s" with control characters but newline and tab replaced by "?".
+std::string Printable(const std::string& s);
 
 struct ServeOptions {
   std::string listen = "127.0.0.1:8321";

@@ -28,7 +28,7 @@ const char kMcpHelp[] =
     "coder --holder-role agent --grant commands.\n"
     "\n"
     "Tool sets (--tools, comma-separated, combinable): baton (the default: the tools of\n"
-    "the caller's work - an agent's 23: task_claim, task_complete, mail_send,\n"
+    "the caller's work - an agent's 24: task_claim, task_complete, mail_send,\n"
     "question_ask, ...; a coordinator's 45, planning runs and tasks too), all (every\n"
     "operation as a tool), sgai (update_workflow_state, send_message, check_inbox,\n"
     "...), genie (genie_task_checkout, genie_task_done, ...). docs/mcp.md has the\n"

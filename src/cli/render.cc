@@ -37,6 +37,7 @@ const ListView kListViews[] = {
 
 bool IsScalar(const Json& v) { return !v.is_object() && !v.is_array(); }
 
+
 // One value on one line: objects as "key=value" pairs, lists joined by ",".
 std::string Cell(const Json& v) {
   if (v.is_null()) return "-";
@@ -262,6 +263,27 @@ std::string UsageText(const Json& r) {
 }
 
 }  // namespace
+
+// "s" safe for a terminal: control characters (C0 but newline and tab, DEL,
+// C1) become "?", so a title cannot move the cursor, clear the screen or
+// set the clipboard of the human reading it.
+std::string Printable(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+      out += '?';  // a C1 control, UTF-8 encoded
+      ++i;
+    } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
+      out += '?';
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
 
 std::string RenderText(const std::string& op, const Json& result) {
   // An operation's own rendering comes first (graph.mermaid, stigmergy.next).

@@ -1,5 +1,8 @@
 #include "cli/store_location.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +21,38 @@ std::string NamedAs(const GlobalOptions& g, const std::string& path) {
 
 fs::path DefaultIn(const fs::path& folder) { return folder / kStoreFolder / kStoreFile; }
 
+// A store found by walking up is used only when it is this user's: its
+// folder and file owned by us and not writable by everyone. Otherwise anyone
+// could plant /tmp/.baton/baton.db and become the store (and the delivery
+// commands) of every user working below /tmp (as git's safe.directory).
+bool OursToUse(const fs::path& store, std::string* why) {
+  for (const fs::path& p : {store.parent_path(), store}) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) return false;
+    if (st.st_uid != ::geteuid() || (st.st_mode & S_IWOTH) != 0) {
+      *why = "skipped " + store.string() + ": " + p.string() +
+             (st.st_uid != ::geteuid() ? " belongs to another user" : " is writable by anyone") +
+             " (name it with --store to use it anyway)";
+      return false;
+    }
+  }
+  return true;
+}
+
+// The nearest store at or above "from" that is ours; "" when none.
+std::string NearestStore(const fs::path& from, std::string* skipped) {
+  std::error_code ec;
+  for (fs::path dir = from; !dir.empty(); dir = dir.parent_path()) {
+    if (fs::is_regular_file(DefaultIn(dir), ec)) {
+      std::string why;
+      if (OursToUse(DefaultIn(dir), &why)) return DefaultIn(dir).string();
+      if (skipped->empty()) *skipped = why;
+    }
+    if (dir == dir.parent_path()) break;
+  }
+  return "";
+}
+
 }  // namespace
 
 StoreLocation LocateStore(const GlobalOptions& g) {
@@ -32,23 +67,18 @@ StoreLocation LocateStore(const GlobalOptions& g) {
     return loc;
   }
   const fs::path cwd = fs::current_path(ec);
-  for (fs::path dir = cwd; !dir.empty(); dir = dir.parent_path()) {
-    if (fs::is_regular_file(DefaultIn(dir), ec)) {
-      loc.path = DefaultIn(dir).string();
-      loc.exists = true;
-      return loc;
-    }
-    if (dir == dir.parent_path()) break;
-  }
-  loc.path = DefaultIn(cwd).string();
+  loc.path = NearestStore(cwd, &loc.skipped);
+  loc.exists = !loc.path.empty();
+  if (!loc.exists) loc.path = DefaultIn(cwd).string();
   return loc;
 }
 
 Status PrepareStore(StoreUse use, StoreLocation& loc) {
   if (loc.exists || use == StoreUse::kOptional) return Status();
-  const fs::path path = fs::absolute(loc.path);
-  const fs::path folder = path.parent_path();
   std::error_code ec;
+  const fs::path path = fs::absolute(loc.path, ec);
+  if (ec) return FailedPreconditionError("cannot resolve " + loc.path + ": " + ec.message());
+  const fs::path folder = path.parent_path();
   if (loc.named && !fs::is_directory(folder, ec)) {
     return NotFoundError(loc.named_as + ": folder " + folder.string() + " does not exist");
   }
@@ -59,7 +89,8 @@ Status PrepareStore(StoreUse use, StoreLocation& loc) {
     }
     return NotFoundError("no baton store in " + folder.parent_path().string() +
                          " or any folder above it: run baton init to make one here, or name "
-                         "one with --store or BATON_STORE");
+                         "one with --store or BATON_STORE" +
+                         (loc.skipped.empty() ? "" : " (" + loc.skipped + ")"));
   }
   if (loc.named) return Status();
   // The default place: ./.baton/, the one folder baton makes.
@@ -76,9 +107,13 @@ Status PrepareStore(StoreUse use, StoreLocation& loc) {
 
 int RunInit(const GlobalOptions& g) {
   StoreLocation loc = LocateStore(g);
+  std::string covering;  // a store above that this one will hide
   if (!loc.named) {
     std::error_code ec;
-    loc.path = DefaultIn(fs::current_path(ec)).string();
+    const fs::path cwd = fs::current_path(ec);
+    if (ec) return ReportError(FailedPreconditionError("the current folder: " + ec.message()), g.output);
+    covering = loc.exists && loc.path != DefaultIn(cwd).string() ? loc.path : "";
+    loc.path = DefaultIn(cwd).string();
     loc.exists = fs::is_regular_file(loc.path, ec);
   }
   const bool existed = loc.exists;
@@ -90,7 +125,8 @@ int RunInit(const GlobalOptions& g) {
   Result<std::unique_ptr<Api>> api = Api::Open(*options);
   Status opened = api.ok() ? (*api)->EnsureStore() : api.status();
   if (!opened.ok()) return ReportError(opened, g.output);
-  const std::string where = loc.path == ":memory:" ? loc.path : fs::absolute(loc.path).string();
+  std::error_code ec;
+  const std::string where = loc.path == ":memory:" ? loc.path : fs::absolute(loc.path, ec).string();
   if (g.output == "json") {
     std::cout << Json{{"store", where}, {"created", !existed}}.dump(2) << "\n";
     return 0;
@@ -100,12 +136,17 @@ int RunInit(const GlobalOptions& g) {
     return 0;
   }
   std::cout << "Made a baton store at " << where << ".\n";
+  if (!covering.empty()) {
+    std::cerr << "baton: note: " << covering << " was the store here until now; commands in "
+              << fs::path(where).parent_path().parent_path().string()
+              << " and below use the new one\n";
+  }
   if (!loc.named) {
     std::cout << "Commands run in " << fs::path(where).parent_path().parent_path().string()
               << " or any folder below it use this store.\n";
   } else {
-    std::cout << "Name it in every command with --store " << loc.path
-              << " (or export BATON_STORE=" << loc.path << ").\n";
+    std::cout << "Name it in every command with --store " << where
+              << " (or export BATON_STORE=" << where << ").\n";
   }
   std::cout << "Next:\n"
                "  baton serve                       the HTTP API and the human's dashboard\n"

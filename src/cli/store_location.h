@@ -34,6 +34,7 @@ struct StoreLocation {
   std::string named_as;  // "--store PATH" or "BATON_STORE=PATH" when named
   bool exists = false;   // a file is there (always true for ":memory:")
   bool created = false;  // Prepare made .baton/ for it
+  std::string skipped;   // why a store found walking up was not used
 };
 
 // Where the store of this command is, found or not (no file is touched).

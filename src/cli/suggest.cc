@@ -63,7 +63,8 @@ size_t EditDistance(const std::string& a, const std::string& b) {
 std::vector<std::string> Nearest(const std::string& word,
                                  const std::vector<std::string>& candidates) {
   std::vector<std::pair<size_t, std::string>> scored;
-  const size_t limit = std::max<size_t>(2, word.size() / 3);
+  // One edit for short words ("x" is near everything two letters long).
+  const size_t limit = word.size() <= 3 ? 1 : std::max<size_t>(2, word.size() / 3);
   for (const std::string& c : candidates) {
     size_t d = EditDistance(word, c);
     // A prefix of a longer name ("sta" for "status") is near too.
@@ -112,8 +113,12 @@ std::string Suggestion(const CLI::App& app, const std::vector<std::string>& args
       names.push_back(sub->get_name());
     }
     if (next == nullptr) {
-      return "baton: " + PathOf(cur) + " has no command \"" + arg + "\"" +
-             DidYouMean(Nearest(arg, names)) + " (" + PathOf(cur) + " --help lists them)";
+      // "baton version" means the flag.
+      const std::vector<std::string> near =
+          FindFlag(cur, "--" + arg) != nullptr ? std::vector<std::string>{"--" + arg}
+                                               : Nearest(arg, names);
+      return "baton: " + PathOf(cur) + " has no command \"" + arg + "\"" + DidYouMean(near) +
+             " (" + PathOf(cur) + " --help lists them)";
     }
     cur = next;
   }

@@ -22,6 +22,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -443,8 +444,13 @@ struct Front::State {
       // thread each only while they are open.
       if (static_cast<size_t>(idle) < ordinary.size() + long_q.size() &&
           threads.size() < static_cast<size_t>(limits.workers)) {
-        threads.emplace_back([this] { WorkerLoop(/*counted=*/true); });
-        ++idle;  // counted now, so the next request does not start another
+        try {
+          threads.emplace_back([this] { WorkerLoop(/*counted=*/true); });
+          ++idle;  // counted now, so the next request does not start another
+        } catch (const std::system_error&) {
+          // Out of threads (a container's task limit): the request waits
+          // for a running worker, as it would at --threads.
+        }
       }
     }
     cv.notify_all();

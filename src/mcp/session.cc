@@ -125,16 +125,37 @@ std::string McpSession::legacy_version() const {
   return version_;
 }
 
+Json McpSession::HandleBatch(const Json& batch, RequestIo& io) {
+  if (batch.size() > kMaxBatch) {
+    return ErrorResponse(nullptr, kInvalidRequest,
+                         "Invalid Request: a batch of " + std::to_string(batch.size()) +
+                             " messages; at most " + std::to_string(kMaxBatch));
+  }
+  Json responses = Json::array();
+  for (const Json& one : batch) {
+    // Each message is a request of its own: its own cancellation and
+    // withdrawal, the transport's ways to send and to notice a client gone.
+    RequestIo own;
+    own.send = io.send;
+    own.keepalive = io.keepalive;
+    own.cancelled = io.cancelled.load();
+    Json response;
+    if (one.is_object() && one.value("method", Json()) == "initialize") {
+      response = ErrorResponse(one.value("id", Json()), kInvalidRequest,
+                               "Invalid Request: initialize may not come in a batch");
+    } else {
+      response = one.is_array() ? Handle(Json::object(), own) : Handle(one, own);
+    }
+    if (!response.is_null()) responses.push_back(std::move(response));
+  }
+  return responses.empty() ? Json() : responses;
+}
+
 Json McpSession::Handle(const Json& message, RequestIo& io) {
   // 2025-03-26 must receive batches: each message answered in turn, the
   // responses (not the notifications') in one array.
   if (message.is_array() && !message.empty() && legacy_version() == kVersion20250326) {
-    Json responses = Json::array();
-    for (const Json& one : message) {
-      Json response = one.is_array() ? Handle(Json::object(), io) : Handle(one, io);
-      if (!response.is_null()) responses.push_back(std::move(response));
-    }
-    return responses.empty() ? Json() : responses;
+    return HandleBatch(message, io);
   }
   Json error;
   Result<Message> parsed = Classify(message, &error);

@@ -93,6 +93,9 @@ class McpSession {
   // Answers one message. Returns the response, or null for notifications,
   // responses, and requests the client cancelled (no response is due).
   Json Handle(const Json& message, RequestIo& io);
+  // At most this many messages in a 2025-03-26 batch: each answer is held
+  // until the last (a small request could otherwise ask for gigabytes).
+  static constexpr size_t kMaxBatch = 64;
 
   // The client went away: long waits in flight, and in requests still to
   // come, end at once (their questions stay open).
@@ -103,6 +106,7 @@ class McpSession {
   std::string legacy_version() const;
 
  private:
+  Json HandleBatch(const Json& batch, RequestIo& io);
   Result<Json> Dispatch(const Message& m, const std::string& version, RequestIo& io);
   Result<Json> Initialize(const Json& params);
   Result<Json> ListTools(const Json& params);

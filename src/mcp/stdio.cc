@@ -99,8 +99,13 @@ void HandleLine(McpSession& session, LineWriter& out, WorkerPool& pool, std::str
   }
   const bool request = message->is_object() && message->contains("method") && message->contains("id");
   const Json id = request ? (*message)["id"] : Json();
-  // initialize too runs in order: what follows it depends on it.
-  const bool in_order = !request || (*message)["method"] == "initialize";
+  // initialize too runs in order: what follows it depends on it. A batch a
+  // 2025-03-26 session takes may wait like any request, so it gets a worker
+  // (pings and cancellations are still read meanwhile); other arrays are
+  // refused at once, in order.
+  const bool batch = message->is_array() && !message->empty() &&
+                     session.legacy_version() == kVersion20250326;
+  const bool in_order = request ? (*message)["method"] == "initialize" : !batch;
   auto handle = [&session, &out, m = std::move(message).value()] {
     RequestIo io;
     io.send = [&out](const Json& n) { out.Write(n); };

@@ -147,13 +147,14 @@ namespace {
 // needs — claim, heartbeat, complete, fail, progress, mail, ask — and a
 // coordinator that plus planning runs and tasks; humans and admins get all.
 const char* const kAgentWork[] = {
-    "agent.heartbeat", "agent.register", "agent.set_status", "chat.history", "chat.post",
+    "agent.heartbeat", "agent.list", "agent.register", "agent.set_status", "chat.history",
+    "chat.post",
     "mail.inbox", "mail.read", "mail.send", "mail.wait", "question.ask", "question.show",
     "question.wait", "run.add_progress", "run.list", "run.show", "task.claim", "task.complete",
     "task.dependencies", "task.fail", "task.heartbeat", "task.list", "task.release", "task.show",
 };
 const char* const kCoordinatorWork[] = {
-    "agent.list", "agent.show", "approval.approve", "approval.list", "approval.reject",
+    "agent.show", "approval.approve", "approval.list", "approval.reject",
     "graph.pause", "graph.resume", "graph.run", "inbox.list", "ledger.events", "mail.list",
     "project.create", "project.list", "question.cancel", "question.list", "run.create",
     "run.patch_context", "run.set_status", "task.add_dependency", "task.create",

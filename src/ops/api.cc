@@ -168,7 +168,9 @@ Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& 
       }
     }
     // Agents without ceremony: the caller's first write registers it.
-    if (op.name != "agent.register") RETURN_IF_ERROR(RegisterOnFirstCall(ctx));
+    if (op.name != "agent.register" && MayRegisterOnFirstCall(actor)) {
+      RETURN_IF_ERROR(RegisterOnFirstCall(ctx));
+    }
     ASSIGN_OR_RETURN(Json result, Guarded(op, [&] { return op.handler(ctx, input); }));
     if (!ctx.touched_runs.empty()) {
       ASSIGN_OR_RETURN(mirrors, MirrorsOf(txn, {ctx.touched_runs.begin(), ctx.touched_runs.end()}));
@@ -350,6 +352,13 @@ class Api::Runner final : public OpRunner {
   const ProgressFn& progress_;
   uint64_t seen_ = 0;
 };
+
+bool Api::MayRegisterOnFirstCall(const Actor& actor) const {
+  if (actor.role != "agent" && actor.role != "coordinator") return false;
+  // Only an id agent.register would take: no "*", no control characters.
+  const Operation* reg = registry_.Find("agent.register");
+  return reg != nullptr && ValidateJson(reg->input_schema, Json{{"id", actor.id}}).ok();
+}
 
 Result<Json> Api::RunProcedure(const Operation& op, const Json& input, const Actor& actor,
                                const ProgressFn& progress) {

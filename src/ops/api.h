@@ -86,6 +86,8 @@ class Api {
   Result<Json> RunWithoutStore(const Operation& op, const Json& input, const Actor& actor);
   Result<Json> RunProcedure(const Operation& op, const Json& input, const Actor& actor,
                             const ProgressFn& progress);
+  // An agent or coordinator whose id agent.register would take.
+  bool MayRegisterOnFirstCall(const Actor& actor) const;
   // Rewrites the seed-file mirrors a commit made due; a failure is reported
   // (mirror.report), never returned: the commit stands.
   void WriteMirrors(const std::vector<MirrorTarget>& mirrors);
