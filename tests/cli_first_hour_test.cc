@@ -204,6 +204,18 @@ TEST_F(CliFirstHourTest, AnAgentsFirstCallRegistersItAndAnEmptyClaimSaysWhy) {
   EXPECT_NE(agents.out.find("reviewer"), std::string::npos) << agents.out;
 }
 
+// Help says what each flag takes, which ones are required, and shows the
+// verb in use.
+TEST_F(CliFirstHourTest, VerbHelpShowsTypesRequiredFlagsAndAnExample) {
+  ProcessResult help = RunBaton({"run", "set-status", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--id ID "), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("REQUIRED: the new status"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--expect-version INT"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("Example:\n  baton run set-status ID STATUS"), std::string::npos)
+      << help.out;
+}
+
 // Completion made from the registry: a verb added tomorrow completes too.
 TEST_F(CliFirstHourTest, BashCompletesGroupsVerbsAndFlagsFromTheRegistry) {
   auto complete = [](const std::string& words, int cword) {

@@ -64,6 +64,41 @@ std::string TypeOf(const Json& prop) {
   return "";
 }
 
+// What a flag's value is, for help: INT, NUM, ID, TEXT, JSON, a|b|c.
+std::string TypeLabel(const Json& prop) {
+  if (prop.contains("enum")) {
+    std::string out;
+    for (const Json& v : prop["enum"]) out += (out.empty() ? "" : "|") + (v.is_string() ? v.get<std::string>() : v.dump());
+    return out;
+  }
+  const std::string type = TypeOf(prop);
+  if (type == "integer") return "INT";
+  if (type == "number") return "NUM";
+  if (type == "object" || type.empty()) return "JSON";
+  if (type == "array") return TypeLabel(prop.value("items", Json::object()));
+  return prop.contains("pattern") ? "ID" : "TEXT";
+}
+
+// "baton run set-status ID STATUS --reason TEXT": the verb with what it
+// needs, for the help's example line.
+std::string ExampleOf(const Operation& op, const std::string& group, const std::string& verb) {
+  std::string line = "baton " + group + " " + verb;
+  const Json& props = op.input_schema["properties"];
+  const Json required = op.input_schema.value("required", Json::array());
+  for (const std::string& p : op.positional) {
+    if (std::find(required.begin(), required.end(), p) == required.end()) continue;
+    std::string upper = p;
+    std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
+    line += " " + upper;
+  }
+  for (const Json& r : required) {
+    const std::string p = r.get<std::string>();
+    if (std::find(op.positional.begin(), op.positional.end(), p) != op.positional.end()) continue;
+    line += " --" + FlagFor(op, p) + " " + TypeLabel(props.value(p, Json::object()));
+  }
+  return line;
+}
+
 Result<std::string> ReadArgText(const std::string& value, const std::string& flag) {
   if (value.empty() || value[0] != '@') return value;
   if (value == "@-") {
@@ -163,6 +198,9 @@ void AddVerb(CLI::App& group, CommandEnv& env, const Operation& op, std::functio
   VerbArgs& a = env.NewVerbArgs();
   a.op = &op;
   const Json& props = op.input_schema["properties"];
+  const Json required = op.input_schema.value("required", Json::array());
+  cmd->footer("Example:\n  " + ExampleOf(op, group.get_name(), verb) +
+              "\n(--output json for JSON; docs: baton ops " + op.name + ")");
   // Positionals first, in the operation's order: CLI11 assigns positional
   // arguments in the order their options were added.
   std::vector<std::string> names = op.positional;
@@ -175,7 +213,8 @@ void AddVerb(CLI::App& group, CommandEnv& env, const Operation& op, std::functio
     if (std::find(op.positional.begin(), op.positional.end(), prop) != op.positional.end()) {
       spec = prop + "," + spec;
     }
-    const std::string desc = schema.value("description", "");
+    const bool needed = std::find(required.begin(), required.end(), prop) != required.end();
+    const std::string desc = (needed ? "REQUIRED: " : "") + schema.value("description", "");
     const std::string type = TypeOf(schema);
     if (type == "boolean") {
       a.options[prop] = cmd->add_flag(spec, a.flags[prop], desc);
@@ -184,12 +223,12 @@ void AddVerb(CLI::App& group, CommandEnv& env, const Operation& op, std::functio
       // its commas, breaking JSON arrays of objects.
       spec += SingularAlias(op, prop);
       a.options[prop] = cmd->add_option(spec, a.lists[prop], desc + " (repeat, or a JSON array)")
-                            ->allow_extra_args(false);
+                            ->allow_extra_args(false)
+                            ->type_name(TypeLabel(schema) + " ...");
     } else {
       std::string help = desc;
       if (type == "object" || type.empty()) help += " (JSON, or @file)";
-      if (schema.contains("enum")) help += " " + schema["enum"].dump();
-      a.options[prop] = cmd->add_option(spec, a.scalars[prop], help);
+      a.options[prop] = cmd->add_option(spec, a.scalars[prop], help)->type_name(TypeLabel(schema));
     }
   }
   cmd->add_option("--json", a.json, "the whole input as a JSON object, or @file (flags override)");
