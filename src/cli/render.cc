@@ -199,7 +199,8 @@ std::string StatusText(const Json& r) {
   if (!r.value("open_questions", Json::array()).empty()) {
     out << "open questions:\n";
     for (const Json& q : r["open_questions"]) {
-      out << "  " << q.value("id", "") << "  " << (q["run_id"].is_string() ? q["run_id"].get<std::string>() : "-")
+      const Json run_id = q.value("run_id", Json());
+      out << "  " << q.value("id", "") << "  " << (run_id.is_string() ? run_id.get<std::string>() : "-")
           << "  " << q.value("asked_by", "") << ": " << q.value("question", "") << "\n";
     }
   }
