@@ -92,6 +92,43 @@ TEST_F(CliFirstHourTest, LogSaysWhenItCutTheOutputAndHowToReadOn) {
   EXPECT_EQ(all.err, "");
 }
 
+TEST_F(CliFirstHourTest, OutputIdGivesAShellVariableJustTheId) {
+  auto baton = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--store", store_});
+    return RunBaton(args);
+  };
+  ProcessResult made = baton({"run", "create", "--title", "scripted", "--output", "id"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const std::string run = made.out.substr(0, made.out.size() - 1);
+  EXPECT_EQ(made.out, run + "\n");
+  EXPECT_EQ(run.rfind("run-", 0), 0u) << made.out;
+  EXPECT_EQ(made.err, "");
+  EXPECT_EQ(baton({"run", "show", run, "--output", ".title"}).out, "scripted\n");
+  EXPECT_EQ(baton({"run", "show", run, "--output", ".version"}).out, "1\n");
+
+  // A result that carries its record: the record's id (task.claim, sgai.start).
+  ASSERT_EQ(baton({"task", "create", "write it", "--run", run}).exit_code, 0);
+  ProcessResult claimed = baton({"--agent", "ann", "task", "claim", "--run", run, "--output", "id"});
+  EXPECT_EQ(claimed.exit_code, 0) << claimed.err;
+  EXPECT_EQ(claimed.out.rfind("task-", 0), 0u) << claimed.out;
+  // Nothing claimed: an empty variable, not an error.
+  ProcessResult none = baton({"--agent", "bob", "task", "claim", "--run", run, "--output", "id"});
+  EXPECT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.out, "\n");
+
+  // A field the result does not have: named, with the ones it has, and the
+  // message says the operation was done (the run exists).
+  ProcessResult missing = baton({"run", "create", "--title", "twice", "--output", ".nope"});
+  EXPECT_EQ(missing.exit_code, MappingFor(StatusCode::kInvalidArgument).exit_code);
+  EXPECT_NE(missing.err.find("--output .nope: run.create was done, but its result has no .nope (it "
+                             "has .context"),
+            std::string::npos)
+      << missing.err;
+  ProcessResult bad = baton({"run", "list", "--output", "yaml"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("expected text, json, id or .FIELD"), std::string::npos) << bad.err;
+}
+
 // `baton ARGS` run in "folder" as a user types it there, with no store
 // named by the environment.
 ProcessResult BatonIn(const std::string& folder, const std::string& args) {

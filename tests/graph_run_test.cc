@@ -1,5 +1,5 @@
 // The graph runner (docs/graph.md "Running"): the issue processor of
-// tests/data/graph/issue-run with real commands and a stand-in agent, a test
+// examples/graph/issue-run with real commands and a stand-in agent, a test
 // failure routed on its exit code; kill -9 inside a node and resume (only
 // that node runs again); fork; pause and resume; cancel; bad definitions and
 // edited ones refused with nothing changed; human nodes; retention; and the
@@ -45,7 +45,7 @@ Status Refused(Api& api, const std::string& op, const Json& input, StatusCode co
   return testing::Refused(api, op, input, code, actor);
 }
 
-std::string IssueRunDir() { return std::string(BATON_SOURCE_DIR) + "/tests/data/graph/issue-run"; }
+std::string IssueRunDir() { return std::string(BATON_SOURCE_DIR) + "/examples/graph/issue-run"; }
 
 std::string Slurp(const std::string& path) {
   Result<std::string> text = ReadFile(path);

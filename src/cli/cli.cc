@@ -24,6 +24,47 @@ std::string Env(const char* name) {
   return v == nullptr ? "" : v;
 }
 
+// The value "--output id" or "--output .a.b" names in an operation's result
+// (null when a field on the way is null). "id" is the result's id, else the
+// id of the task, run or question it carries (task.claim, sgai.start), else
+// the run it made (run.import, wish.create).
+Result<const Json*> OutputField(const std::string& op, const Json& result,
+                                const std::string& output) {
+  std::string path = output;
+  if (output == "id") {
+    path = ".id";
+    for (const char* candidate : {".id", ".task.id", ".run.id", ".question.id", ".run_id"}) {
+      const std::string top = std::string(candidate).substr(1, std::string(candidate).find('.', 1) - 1);
+      if (result.is_object() && result.contains(top)) {
+        path = candidate;
+        break;
+      }
+    }
+  }
+  const Json* at = &result;
+  std::string walked;
+  for (size_t start = 1; start <= path.size() && !at->is_null();) {
+    size_t end = path.find('.', start);
+    if (end == std::string::npos) end = path.size();
+    const std::string key = path.substr(start, end - start);
+    walked += "." + key;
+    if (!at->is_object() || !at->contains(key)) {
+      std::string fields;
+      if (at->is_object()) {
+        for (auto it = at->begin(); it != at->end(); ++it) {
+          fields += (fields.empty() ? " (it has ." : ", .") + it.key();
+        }
+        if (!fields.empty()) fields += ")";
+      }
+      return InvalidArgumentError("--output " + output + ": " + op + " was done, but its result has no " +
+                                  walked + fields);
+    }
+    at = &(*at)[key];
+    start = end + 1;
+  }
+  return at;
+}
+
 }  // namespace
 
 Result<ApiOptions> ResolveApiOptions(const GlobalOptions& g, bool group_commit, StoreUse use) {
@@ -58,14 +99,35 @@ Result<Actor> ResolveActor(const GlobalOptions& g) {
   return actor;
 }
 
-void PrintResult(const std::string& op, const Json& result, const std::string& output) {
+std::string CheckOutputFormat(const std::string& output) {
+  if (output == "text" || output == "json" || output == "id") return "";
+  if (output.size() > 1 && output[0] == '.' && output.back() != '.' &&
+      output.find("..") == std::string::npos) {
+    return "";
+  }
+  return "expected text, json, id or .FIELD (a field of the result, e.g. .token)";
+}
+
+int PrintResult(const std::string& op, const Json& result, const std::string& output) {
   if (output == "json") {
     std::cout << result.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
-  } else {
+  } else if (output == "text") {
     // What agents wrote reaches the human's terminal: no escape sequences.
     std::cout << Printable(RenderText(op, result));
+  } else {
+    Result<const Json*> field = OutputField(op, result, output);
+    if (!field.ok()) return ReportError(field.status(), "text");
+    const Json* at = *field;
+    if (at->is_string()) {
+      std::cout << Printable(at->get<std::string>()) << "\n";
+    } else if (at->is_null()) {
+      std::cout << "\n";  // nothing (task.claim that claimed none): an empty variable
+    } else {
+      std::cout << Printable(at->dump(-1, ' ', false, Json::error_handler_t::replace)) << "\n";
+    }
   }
   std::cout.flush();
+  return 0;
 }
 
 int ReportError(const Status& status, const std::string& output) {
@@ -221,7 +283,9 @@ int RunCli(int argc, char** argv) {
                  "this folder or above; baton init makes one)");
   app.add_option("--agent", g.agent, "caller id (default $BATON_AGENT or the login name)");
   app.add_option("--role", g.role, "caller role: coordinator, agent, human, admin (default $BATON_ROLE)");
-  app.add_option("--output", g.output, "json or text")->check(CLI::IsMember({"json", "text"}));
+  app.add_option("--output", g.output,
+                 "text, json, id (just the id, for x=$(baton …)) or .FIELD (one field's value)")
+      ->check(CLI::Validator(CheckOutputFormat, "FORMAT", "output"));
   app.add_option("--durability", g.durability, "full, normal or off (default $BATON_DURABILITY or full)");
   app.add_option("--root", g.roots,
                  "a folder callers may name paths under (repeatable; default: the project folder "

@@ -25,7 +25,7 @@ struct GlobalOptions {
   std::string store;        // --store / BATON_STORE / the nearest .baton/baton.db
   std::string agent;        // --agent / BATON_AGENT
   std::string role;         // --role / BATON_ROLE
-  std::string output = "text";
+  std::string output = "text";  // text, json, id, or .FIELD[.FIELD…] (one value)
   std::string durability;   // --durability / BATON_DURABILITY / full
   std::vector<std::string> roots;  // --root (repeatable): where callers' paths may lead
 };
@@ -37,8 +37,13 @@ Result<ApiOptions> ResolveApiOptions(const GlobalOptions& g, bool group_commit,
                                      StoreUse use = StoreUse::kExisting);
 Result<Actor> ResolveActor(const GlobalOptions& g);
 
-// Prints "result" as the command's output (JSON or text).
-void PrintResult(const std::string& op, const Json& result, const std::string& output);
+// Checks an --output value: text, json, id or .FIELD (e.g. ".token",
+// ".task.id"); "" when valid, else why not (CLI11's validator contract).
+std::string CheckOutputFormat(const std::string& output);
+// Prints "result" as the command's output: JSON, text, or one field's value
+// ("id" is ".id"; a string bare, anything else as JSON) for shell variables.
+// Returns the exit code: 0, or InvalidArgument's when the field is missing.
+int PrintResult(const std::string& op, const Json& result, const std::string& output);
 // Prints the error and returns the exit code for it.
 int ReportError(const Status& status, const std::string& output);
 

@@ -126,16 +126,30 @@ std::string Table(const Json& rows, const std::vector<std::string>& columns,
   return out.str();
 }
 
+// A record's keys as people read them: what names it (id, name, title,
+// status) first, the rest in the result's order (alphabetical).
+std::vector<std::string> RecordKeys(const Json& obj) {
+  static constexpr const char* kLead[] = {"id", "name", "title", "status"};
+  std::vector<std::string> keys;
+  for (const char* lead : kLead) {
+    if (obj.contains(lead)) keys.push_back(lead);
+  }
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) keys.push_back(it.key());
+  }
+  return keys;
+}
+
 // The columns of a list of objects: their fields in first-seen order, those
 // holding objects or lists last (they read worse in a cell).
 std::vector<std::string> ColumnsOf(const Json& rows) {
   std::vector<std::string> plain, nested;
   for (const Json& row : rows) {
-    for (auto it = row.begin(); it != row.end(); ++it) {
-      std::vector<std::string>& into = IsScalar(it.value()) ? plain : nested;
-      if (std::find(plain.begin(), plain.end(), it.key()) == plain.end() &&
-          std::find(nested.begin(), nested.end(), it.key()) == nested.end()) {
-        into.push_back(it.key());
+    for (const std::string& key : RecordKeys(row)) {
+      std::vector<std::string>& into = IsScalar(row[key]) ? plain : nested;
+      if (std::find(plain.begin(), plain.end(), key) == plain.end() &&
+          std::find(nested.begin(), nested.end(), key) == nested.end()) {
+        into.push_back(key);
       }
     }
   }
@@ -153,9 +167,9 @@ bool AllObjects(const Json& list) {
 void Outline(std::ostringstream& out, const Json& obj, const std::string& indent) {
   size_t width = 0;
   for (auto it = obj.begin(); it != obj.end(); ++it) width = std::max(width, it.key().size());
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    const Json& v = it.value();
-    out << indent << it.key() << ":";
+  for (const std::string& key : RecordKeys(obj)) {
+    const Json& v = obj[key];
+    out << indent << key << ":";
     if (v.is_object() && !v.empty()) {
       out << "\n";
       Outline(out, v, indent + "  ");
@@ -168,7 +182,7 @@ void Outline(std::ostringstream& out, const Json& obj, const std::string& indent
       std::string cell = Cell(v);
       std::string text;
       for (char c : cell) text += c == '\n' ? "\n" + indent + std::string(width + 2, ' ') : std::string(1, c);
-      out << std::string(width - it.key().size() + 1, ' ') << text << "\n";
+      out << std::string(width - key.size() + 1, ' ') << text << "\n";
     }
   }
 }

@@ -261,7 +261,7 @@ Status AddOperationVerbs(CLI::App& app, CommandEnv& env, std::function<int()>& r
     const std::string group = op->name.substr(0, op->name.find('.'));
     CLI::App*& g = groups[group];
     if (g == nullptr) {
-      g = app.add_subcommand(group, "Operations on " + group + "s (baton " + group + " --help)");
+      g = app.add_subcommand(group, "The " + group + " operations (baton " + group + " --help)");
       g->require_subcommand(1);
       g->group("Operation groups");
     }
@@ -312,7 +312,7 @@ Result<Json> CommandEnv::Call(const std::string& op, const Json& input) {
 int CommandEnv::CallAndPrint(const std::string& op, const Json& input) {
   Result<Json> result = Call(op, input);
   if (!result.ok()) return ReportError(result.status(), g_.output);
-  PrintResult(op, *result, g_.output);
+  if (int printed = PrintResult(op, *result, g_.output); printed != 0) return printed;
   const Operation* operation = StaticRegistry().Find(op);
   return operation != nullptr && operation->exit_code ? operation->exit_code(*result) : 0;
 }
@@ -438,7 +438,7 @@ int CommandEnv::ShowOps(const std::string& name) {
   Result<Json> result = Call("op.list", input);
   if (!result.ok()) return ReportError(result.status(), g_.output);
   if (name.empty() || g_.output == "json") {
-    PrintResult("op.list", *result, g_.output);
+    return PrintResult("op.list", *result, g_.output);
   } else {
     std::cout << RenderText("op.describe", (*result)["operations"][0]);
   }
