@@ -195,7 +195,6 @@ Result<Json> RegisterAgent(OpContext& ctx, const Json& in) {
 }
 
 Status RegisterOnFirstCall(OpContext& ctx) {
-  if (ctx.actor.role != "agent" && ctx.actor.role != "coordinator") return Status();
   ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query("SELECT 1 FROM agents WHERE id = ?",
                                                         {SqlText(ctx.actor.id)}));
   if (!rows.empty()) return Status();

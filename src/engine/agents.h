@@ -29,8 +29,9 @@ Result<Json> ListAgents(OpContext& ctx, const Json& in);
 Result<Json> ReconcileAgents(OpContext& ctx, const Json& in);
 Result<Json> ResumeDecision(OpContext& ctx, const Json& in);
 
-// An agent or coordinator is registered by its first write, with the id and
-// role it called with (humans and admins are not agents); a no-op after.
+// Registers the caller, with the id and role it called with, unless it is
+// registered already. Api calls it on an agent's or coordinator's first
+// write (Api::MayRegisterOnFirstCall decides who; humans are not agents).
 Status RegisterOnFirstCall(OpContext& ctx);
 
 // The agent as JSON; NotFound naming the id and how to register it.
