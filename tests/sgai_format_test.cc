@@ -304,6 +304,25 @@ TEST(SgaiFormatTest, WritingIsCanonical) {
   }
 }
 
+std::string DataPath(const std::string& name) {
+  return std::string(BATON_SOURCE_DIR) + "/tests/data/sgai/" + name;
+}
+
+// sgai writes "status": "" after a hand-off (no omitempty in its struct):
+// the fresh workflow's status, and the file round-trips byte for byte after
+// the first write.
+TEST(SgaiFormatTest, AnEmptyStatusIsTheInitialStatus) {
+  const std::string text = ReadText(DataPath("handoff-empty-status.json"));
+  ASSERT_FALSE(text.empty());
+  const RunImage image = MustRead(text);
+  EXPECT_EQ(image["run"]["status"], "working");
+  EXPECT_EQ(image["run"]["meta"]["currentAgent"], "backend-go-developer");
+  const std::string once = MustWrite(image).text;
+  const std::string twice = MustWrite(MustRead(once)).text;
+  EXPECT_EQ(twice, once);
+  EXPECT_EQ(Json::parse(once)["status"], "working");
+}
+
 TEST(SgaiFormatTest, RefusesInvalidFilesNamingWhereAndWhy) {
   struct Case {
     std::string text;

@@ -62,7 +62,9 @@ struct Reading {
 
 Result<std::string> ReadStatus(ObjectReader& top) {
   ASSIGN_OR_RETURN(std::optional<std::string> status, top.OptString("status"));
-  if (!status) return std::string("working");  // a fresh workflow's status
+  // A fresh workflow's status. sgai's Go struct has no omitempty on status,
+  // so a state written right after a hand-off says "" (issue 18).
+  if (!status || status->empty()) return std::string("working");
   if (*status == "human-communication") return std::string("waiting-for-human");  // sgai-SNAP
   if (!OneOf(*status, kRunStatuses)) {
     return top.Error("status", "unknown status \"" + *status + "\" (sgai.run allows " +
