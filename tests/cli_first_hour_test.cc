@@ -129,6 +129,30 @@ TEST_F(CliFirstHourTest, OutputIdGivesAShellVariableJustTheId) {
   EXPECT_NE(bad.err.find("expected text, json, id or .FIELD"), std::string::npos) << bad.err;
 }
 
+// Issue 18: a file over the import limit is refused naming the file and its
+// size, before it is read (a sparse 40 MiB file: nothing is read), and over
+// the operation too, naming the source it was given.
+TEST_F(CliFirstHourTest, AnImportTooLargeNamesTheFileAndItsSize) {
+  const std::string big = dir_.File("state.json");
+  std::filesystem::resize_file((std::ofstream(big), big), 40 << 20);
+  ProcessResult r = RunBaton({"--store", store_, "import", "--format", "sgai", big});
+  EXPECT_EQ(r.exit_code, MappingFor(StatusCode::kInvalidArgument).exit_code);
+  EXPECT_NE(r.err.find("baton: InvalidArgument: " + big +
+                       ": 40.0 MiB (41943040 bytes) is more than the 32.0 MiB an import reads"),
+            std::string::npos)
+      << r.err;
+
+  const std::string body = "{\"status\":\"" + std::string((32 << 20) + 1, 'x') + "\"}";
+  std::unique_ptr<Api> api = OpenApi(store_);
+  Result<Json> over = api->Call("run.import", {{"format", "sgai"}, {"content", body},
+                                              {"source", "team/.sgai/state.json"}},
+                                Human());
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().message().rfind("team/.sgai/state.json: 32.0 MiB", 0), 0u)
+      << over.status().message();
+  EXPECT_EQ(MustCall(*api, "run.list", Json::object(), Human())["runs"].size(), 0u);
+}
+
 // `baton ARGS` run in "folder" as a user types it there, with no store
 // named by the environment.
 ProcessResult BatonIn(const std::string& folder, const std::string& args) {

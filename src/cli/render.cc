@@ -129,7 +129,7 @@ std::string Table(const Json& rows, const std::vector<std::string>& columns,
 // A record's keys as people read them: what names it (id, name, title,
 // status) first, the rest in the result's order (alphabetical).
 std::vector<std::string> RecordKeys(const Json& obj) {
-  static constexpr const char* kLead[] = {"id", "name", "title", "status"};
+  static constexpr const char* kLead[] = {"id", "run_id", "name", "title", "status"};
   std::vector<std::string> keys;
   for (const char* lead : kLead) {
     if (obj.contains(lead)) keys.push_back(lead);

@@ -8,6 +8,7 @@
 
 #include "cli/repo_scope.h"
 #include "cli/ticker.h"
+#include "engine/imports.h"
 #include "util/atomic_file.h"
 
 namespace baton {
@@ -331,6 +332,13 @@ int CommandEnv::Import(const TransferArgs& t) {
     }
     return ImportSinfoniaFolder(t);
   } else {
+    // Too large is said before a byte is read, naming the file.
+    std::error_code ec;
+    const uintmax_t size = std::filesystem::file_size(t.file, ec);
+    if (!ec) {
+      Status fits = CheckImportSize(t.file, size, kMaxImportBytes);
+      if (!fits.ok()) return ReportError(fits, g_.output);
+    }
     text = ReadFile(t.file);
   }
   if (!text.ok()) return ReportError(text.status(), g_.output);

@@ -2,6 +2,7 @@
 
 #include "engine/imports.h"
 
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -611,11 +612,23 @@ Result<Json> ImportImage(OpContext& ctx, const RunImage& image, const ImportRequ
   return importer.Run();
 }
 
+Status CheckImportSize(const std::string& file, size_t size, size_t limit) {
+  if (size <= limit) return Status();
+  auto mib = [](size_t n) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(n) / (1 << 20));
+    return std::string(text);
+  };
+  return InvalidArgumentError(file + ": " + mib(size) + " (" + std::to_string(size) +
+                              " bytes) is more than the " + mib(limit) + " an import reads");
+}
+
 Result<Json> ImportRunOp(OpContext& ctx, const Json& in) {
   const std::string format = in.at("format").get<std::string>();
-  const std::string content = in.at("content").get<std::string>();
+  const std::string& content = in.at("content").get_ref<const std::string&>();
   ASSIGN_OR_RETURN(const Format* f, FindFormat(format));
   const std::string source = in.value("source", std::string(f->file));
+  RETURN_IF_ERROR(CheckImportSize(source, content.size(), kMaxImportBytes));
   ASSIGN_OR_RETURN(RunImage image, f->read(content, source));
   if (in.contains("envelopes")) {
     if (std::string(f->name) != "sinfonia") {
@@ -624,6 +637,8 @@ Result<Json> ImportRunOp(OpContext& ctx, const Json& in) {
     const Json& envelopes = in["envelopes"];
     for (size_t i = 0; i < envelopes.size(); ++i) {
       const std::string name = envelopes[i].at("name").get<std::string>();
+      RETURN_IF_ERROR(CheckImportSize(
+          name, envelopes[i].at("content").get_ref<const std::string&>().size(), kMaxEnvelopeBytes));
       ASSIGN_OR_RETURN(Json handoff,
                        ReadSinfoniaEnvelope(envelopes[i].at("content").get<std::string>(), name));
       // The index's Artifacts row of the same id is this envelope: one

@@ -37,6 +37,15 @@ struct ImportRequest {
 Result<Json> ImportImage(OpContext& ctx, const RunImage& image, const ImportRequest& request);
 
 // run.import / run.export / mirror.* operations.
+// The most an import reads: a state file, and one Sinfonia envelope. A file
+// over it is refused naming the file and its size (the CLI checks before it
+// reads the file; run.import checks what it is given).
+inline constexpr size_t kMaxImportBytes = size_t{32} << 20;
+inline constexpr size_t kMaxEnvelopeBytes = size_t{1} << 20;
+// Checks "size" bytes of "file" against "limit": InvalidArgument naming the
+// file first, with both sizes.
+Status CheckImportSize(const std::string& file, size_t size, size_t limit);
+
 Result<Json> ImportRunOp(OpContext& ctx, const Json& in);
 Result<Json> ExportRunOp(OpContext& ctx, const Json& in);
 Result<Json> BindMirror(OpContext& ctx, const Json& in);

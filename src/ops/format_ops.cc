@@ -48,7 +48,9 @@ Status RegisterFormatOps(Registry& r) {
                  "Genie, @sys/graph, Stigmergy, Sinfonia)",
       .input_schema = s::Input(
           {{"format", FormatName()},
-           {"content", s::String("the file's text (`baton import` reads FILE)", 32 << 20)},
+           // No maxLength: the handler's size check names the file (kMaxImportBytes).
+           {"content", {{"type", "string"},
+                        {"description", "the file's text, at most 32 MiB (`baton import` reads FILE)"}}},
            {"source", s::String("the file's name, for messages and the ledger", 4096)},
            {"envelopes",
             {{"type", "array"},
@@ -57,7 +59,8 @@ Status RegisterFormatOps(Registry& r) {
               "sinfonia only: the session's hand-off envelopes, {name, content} each "
               "(`baton import --format sinfonia FOLDER` reads them)"},
              {"items", s::Input({{"name", s::String("the envelope's file name", 4096)},
-                                 {"content", s::String("its text", 1 << 20)}},
+                                 {"content", {{"type", "string"},
+                                              {"description", "its text, at most 1 MiB"}}}},
                                 {"name", "content"})}}},
            {"run", s::Id("update this run instead of creating one")},
            {"project", s::Id("the new run's project (id or name)")}},
