@@ -446,6 +446,33 @@ TEST_F(SgaiProfile, InternalApplyIsNotForCallers) {
   EXPECT_EQ(Status(run), "working");
 }
 
+// sgai's GOAL.md since mid-2026 lists `agents:` and one `model:` instead of
+// a flow (issue 18): the same run as the flow naming those agents, the model
+// the coordinator's.
+TEST_F(SgaiProfile, AgentsAndModelFrontMatterGiveTheRunOfTheEquivalentFlow) {
+  Json listed = Start(
+      "---\nagents:\n  - \"go\"\n  - \"react\"\n  - \"coordinator\"\n"
+      "model: \"anthropic/claude-opus-4-6 (max)\"\n---\n# Goal\n");
+  testing::TempDir other;
+  Write(other.File("GOAL.md"), "---\nflow: |\n  \"go\"\n  \"react\"\n---\n# Goal\n");
+  Json flowed = MustCall(*api_, "sgai.start", {{"goal_file", other.File("GOAL.md")}});
+  EXPECT_EQ(listed["run"]["meta"]["flow"], flowed["run"]["meta"]["flow"]);
+  EXPECT_EQ(listed["run"]["meta"]["flow"]["agents"], Json({"coordinator", "go", "react"}));
+  EXPECT_EQ(listed["run"]["meta"]["visitCounts"], flowed["run"]["meta"]["visitCounts"]);
+  EXPECT_EQ(listed["run"]["meta"]["models"],
+            Json({{"coordinator", "anthropic/claude-opus-4-6 (max)"}}));
+
+  for (const char* bad : {"---\nagents: go\n---\n# Goal\n", "---\nagents:\n  - [a]\n---\n# Goal\n",
+                          "---\nmodel:\n  - a\n---\n# Goal\n"}) {
+    Write(dir_.File("GOAL.md"), bad);
+    baton::Status s = Refused(*api_, "sgai.start", {{"goal_file", dir_.File("GOAL.md")}},
+                              StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find(std::string(bad).find("model") != std::string::npos ? "model:" : "agents:"),
+              std::string::npos)
+        << s.message();
+  }
+}
+
 TEST_F(SgaiProfile, FlowFileResolvedInsideGoalFolderOnly) {
   Write(dir_.File("flow.dot"), "\"a\" -> \"b\"\n");
   Json started = Start("---\nflow: \"@flow.dot\"\n---\n# Goal\n");

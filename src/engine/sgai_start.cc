@@ -68,6 +68,17 @@ Status CheckFrontMatter(const Json& fm) {
                                   fm[key].type_name() + ")");
     }
   }
+  // sgai since mid-2026: `agents:` (whom the coordinator may hand to) and one
+  // `model:` (the coordinator's), instead of flow and models.
+  if (fm.contains("agents") && !fm["agents"].is_null()) {
+    bool ok = fm["agents"].is_array();
+    for (const Json& a : ok ? fm["agents"] : Json::array()) ok = ok && a.is_string();
+    if (!ok) return InvalidArgumentError("agents: must be a list of agent names");
+  }
+  if (fm.contains("model") && !fm["model"].is_null() && !fm["model"].is_string()) {
+    return InvalidArgumentError("model: must be one model, as \"provider/model (effort)\" (got " +
+                                std::string(fm["model"].type_name()) + ")");
+  }
   if (fm.contains("models") && !fm["models"].is_null()) {
     if (!fm["models"].is_object()) {
       return InvalidArgumentError("models: must map agents to a model or a list of models");
@@ -86,6 +97,19 @@ Status CheckFrontMatter(const Json& fm) {
     }
   }
   return Status();
+}
+
+// The flow an `agents:` list means: each agent sgai would delegate to (not
+// "" nor the coordinator) as a node of its own, unordered — the coordinator
+// may hand to any of them, as sgai's coordinator does. "" without a list.
+std::string FlowOfAgents(const Json& fm) {
+  std::string dot;
+  for (const Json& a : fm.value("agents", Json::array())) {
+    const std::string name = a.get<std::string>();
+    if (name.empty() || name == "coordinator") continue;
+    dot += Json(name).dump() + "\n";
+  }
+  return dot;
 }
 
 Result<Goal> ReadGoal(const Json& in) {
@@ -114,6 +138,7 @@ Result<Goal> ReadGoal(const Json& in) {
   RETURN_IF_ERROR(CheckFrontMatter(goal.doc.front_matter));
   const Json& flow = goal.doc.front_matter.value("flow", Json());
   goal.flow_text = flow.is_string() ? flow.get<std::string>() : "";
+  if (Trim(goal.flow_text).empty()) goal.flow_text = FlowOfAgents(goal.doc.front_matter);
   if (Trim(goal.flow_text).starts_with("@")) {
     const fs::path base =
         goal.goal_file.empty() ? fs::path(goal.workdir) : fs::path(goal.goal_file).parent_path();
@@ -152,6 +177,10 @@ void SetGoalFields(Json& m, const Goal& goal, const SgaiFlow& flow) {
   m["goalChecksum"] = goal.doc.body_checksum;
   m["flow"] = flow.ToJson();
   m["models"] = fm.value("models", Json::object());
+  if (!m["models"].is_object()) m["models"] = Json::object();
+  // `model:` is the coordinator's (sgai passes it to that process only).
+  const std::string model = FrontString(fm, "model");
+  if (!model.empty() && !m["models"].contains("coordinator")) m["models"]["coordinator"] = model;
   m["completionGateScript"] = FrontString(fm, "completionGateScript");
   m["retrospective"] = !IsFalsish(FrontString(fm, "retrospective"));
   m["continuousModePrompt"] = FrontString(fm, "continuousModePrompt");
