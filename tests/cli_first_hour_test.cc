@@ -124,6 +124,11 @@ TEST_F(CliFirstHourTest, OutputIdGivesAShellVariableJustTheId) {
                              "has .context"),
             std::string::npos)
       << missing.err;
+  // A command that prints no single result says so rather than print text.
+  ProcessResult log = baton({"log", "--output", "id"});
+  EXPECT_EQ(log.exit_code, MappingFor(StatusCode::kInvalidArgument).exit_code);
+  EXPECT_NE(log.err.find("baton log prints no single result"), std::string::npos) << log.err;
+  EXPECT_EQ(log.out, "");
   ProcessResult bad = baton({"run", "list", "--output", "yaml"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("expected text, json, id or .FIELD"), std::string::npos) << bad.err;
@@ -141,6 +146,13 @@ TEST_F(CliFirstHourTest, AnImportTooLargeNamesTheFileAndItsSize) {
                        ": 40.0 MiB (41943040 bytes) is more than the 32.0 MiB an import reads"),
             std::string::npos)
       << r.err;
+
+  // Standard input is read up to the limit, no further.
+  ProcessResult piped = RunShell("head -c 200M /dev/zero | '" + BatonBin() + "' --store '" + store_ +
+                                 "' import --format sgai -");
+  EXPECT_EQ(piped.exit_code, MappingFor(StatusCode::kInvalidArgument).exit_code);
+  EXPECT_NE(piped.err.find("<stdin>: more than the 32 MiB an import reads"), std::string::npos)
+      << piped.err;
 
   const std::string body = "{\"status\":\"" + std::string((32 << 20) + 1, 'x') + "\"}";
   std::unique_ptr<Api> api = OpenApi(store_);

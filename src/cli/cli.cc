@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -35,10 +36,12 @@ Result<const Json*> OutputField(const std::string& op, const Json& result,
     path = ".id";
     for (const char* candidate : {".id", ".task.id", ".run.id", ".question.id", ".run_id"}) {
       const std::string top = std::string(candidate).substr(1, std::string(candidate).find('.', 1) - 1);
-      if (result.is_object() && result.contains(top)) {
-        path = candidate;
-        break;
-      }
+      if (!result.is_object() || !result.contains(top)) continue;
+      // A record (or none), not a key that names one by its id.
+      const bool wraps = std::string(candidate).ends_with(".id") && top != "id";
+      if (wraps && !result[top].is_object() && !result[top].is_null()) continue;
+      path = candidate;
+      break;
     }
   }
   const Json* at = &result;
@@ -118,12 +121,16 @@ int PrintResult(const std::string& op, const Json& result, const std::string& ou
     Result<const Json*> field = OutputField(op, result, output);
     if (!field.ok()) return ReportError(field.status(), "text");
     const Json* at = *field;
+    // A terminal sees no escape sequences; a pipe or a file gets the value
+    // as it is (a script's variable).
+    const bool tty = isatty(STDOUT_FILENO) == 1;
     if (at->is_string()) {
-      std::cout << Printable(at->get<std::string>()) << "\n";
+      std::cout << (tty ? Printable(at->get<std::string>()) : at->get<std::string>()) << "\n";
     } else if (at->is_null()) {
       std::cout << "\n";  // nothing (task.claim that claimed none): an empty variable
     } else {
-      std::cout << Printable(at->dump(-1, ' ', false, Json::error_handler_t::replace)) << "\n";
+      const std::string json = at->dump(-1, ' ', false, Json::error_handler_t::replace);
+      std::cout << (tty ? Printable(json) : json) << "\n";
     }
   }
   std::cout.flush();
@@ -332,6 +339,20 @@ int RunCli(int argc, char** argv) {
   if (!run) {
     std::cout << app.help();
     return kUsageExitCode;
+  }
+  // One field is one operation's result; these commands print something else.
+  if (g.output != "text" && g.output != "json") {
+    for (const CLI::App* sub : app.get_subcommands()) {
+      static const std::set<std::string> kWhole = {"serve", "mcp",      "url",  "init", "log",
+                                                   "export", "machines", "ops", "completion"};
+      if (kWhole.contains(sub->get_name())) {
+        return ReportError(InvalidArgumentError("--output " + g.output + ": baton " +
+                                                sub->get_name() +
+                                                " prints no single result; use --output json "
+                                                "or text"),
+                           "text");
+      }
+    }
   }
   return run();
 }

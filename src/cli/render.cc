@@ -134,8 +134,11 @@ std::vector<std::string> RecordKeys(const Json& obj) {
   for (const char* lead : kLead) {
     if (obj.contains(lead)) keys.push_back(lead);
   }
+  const auto is_lead = [](const std::string& key) {
+    return std::find(std::begin(kLead), std::end(kLead), key) != std::end(kLead);
+  };
   for (auto it = obj.begin(); it != obj.end(); ++it) {
-    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) keys.push_back(it.key());
+    if (!is_lead(it.key())) keys.push_back(it.key());
   }
   return keys;
 }

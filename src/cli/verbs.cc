@@ -318,11 +318,36 @@ int CommandEnv::CallAndPrint(const std::string& op, const Json& input) {
   return operation != nullptr && operation->exit_code ? operation->exit_code(*result) : 0;
 }
 
+namespace {
+
+// A file an import reads: refused naming it and its size before a byte is
+// read when it is over "limit" ("-": standard input, read up to the limit).
+Result<std::string> ReadImportFile(const std::string& file, size_t limit) {
+  if (file == "-") {
+    std::string text;
+    char chunk[1 << 16];
+    while (std::cin.read(chunk, sizeof(chunk)) || std::cin.gcount() > 0) {
+      text.append(chunk, static_cast<size_t>(std::cin.gcount()));
+      if (text.size() > limit) {
+        return InvalidArgumentError("<stdin>: more than the " + std::to_string(limit >> 20) +
+                                    " MiB an import reads");
+      }
+    }
+    return text;
+  }
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(file, ec);
+  if (!ec) RETURN_IF_ERROR(CheckImportSize(file, size, limit));
+  return ReadFile(file, static_cast<int64_t>(limit));
+}
+
+}  // namespace
+
 int CommandEnv::Import(const TransferArgs& t) {
   Result<std::string> text = InternalError("not read");
   std::string source = t.file;
   if (t.file == "-") {
-    text = std::string((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    text = ReadImportFile(t.file, kMaxImportBytes);
     source = "<stdin>";
   } else if (std::filesystem::is_directory(t.file)) {
     if (t.format != "sinfonia") {
@@ -332,14 +357,7 @@ int CommandEnv::Import(const TransferArgs& t) {
     }
     return ImportSinfoniaFolder(t);
   } else {
-    // Too large is said before a byte is read, naming the file.
-    std::error_code ec;
-    const uintmax_t size = std::filesystem::file_size(t.file, ec);
-    if (!ec) {
-      Status fits = CheckImportSize(t.file, size, kMaxImportBytes);
-      if (!fits.ok()) return ReportError(fits, g_.output);
-    }
-    text = ReadFile(t.file);
+    text = ReadImportFile(t.file, kMaxImportBytes);
   }
   if (!text.ok()) return ReportError(text.status(), g_.output);
   Json input = {{"format", t.format}, {"content", *text}, {"source", source}};
@@ -355,7 +373,7 @@ int CommandEnv::Import(const TransferArgs& t) {
 int CommandEnv::ImportSinfoniaFolder(const TransferArgs& t) {
   namespace fs = std::filesystem;
   const fs::path folder(t.file);
-  Result<std::string> index = ReadFile((folder / "workflow.md").string());
+  Result<std::string> index = ReadImportFile((folder / "workflow.md").string(), kMaxImportBytes);
   if (!index.ok()) return ReportError(index.status(), g_.output);
   std::vector<fs::path> files;
   std::error_code ec;
@@ -372,7 +390,7 @@ int CommandEnv::ImportSinfoniaFolder(const TransferArgs& t) {
   std::sort(files.begin(), files.end());
   Json envelopes = Json::array();
   for (const fs::path& f : files) {
-    Result<std::string> text = ReadFile(f.string());
+    Result<std::string> text = ReadImportFile(f.string(), kMaxEnvelopeBytes);
     if (!text.ok()) return ReportError(text.status(), g_.output);
     envelopes.push_back({{"name", f.string()}, {"content", *text}});
   }

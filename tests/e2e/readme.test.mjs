@@ -92,13 +92,23 @@ function script(block, dir, withServer) {
       );
       return;
     }
-    out.push(`{ ${c.text}\n} >"${dir}/out.${k}" 2>"${dir}/err.${k}"`, `echo "${k} $?" >&3`);
+    out.push(`{ ${c.text}\n} >"${dir}/out.${k}" 2>"${dir}/err.${k}"`);
+    // A captured id must not be empty: the next command would get no argument.
+    const variable = c.text.match(/^(\w+)=\$\(/);
+    out.push(variable ? `rc=$?; [ $rc -eq 0 ] && [ -z "$${variable[1]}" ] && rc=97; echo "${k} $rc" >&3`
+                      : `echo "${k} $?" >&3`);
   });
   return out.join('\n') + '\n';
 }
 
 test('the README, typed literally in a fresh folder, works', { timeout: 600_000 }, (t) => {
   const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
+  // Shell blocks are fenced ```sh exactly, so none is passed over unread.
+  for (const [i, line] of readme.split('\n').entries()) {
+    if (/^\s*```\s*(sh|bash|shell|console|zsh)\b/.test(line)) {
+      assert.equal(line, '```sh', `README line ${i + 1}: shell blocks are fenced \`\`\`sh`);
+    }
+  }
   const blocks = parseReadme(readme);
   const root = mkdtempSync(path.join(tmpdir(), 'baton-readme-'));
   try {
@@ -144,6 +154,10 @@ test('the README, typed literally in a fresh folder, works', { timeout: 600_000 
         cwd: project, env, encoding: 'utf8', timeout: 240_000,
       });
       assert.equal(run.error, undefined, `README block at line ${block.line}: ${run.error}`);
+      if (withServer) {
+        assert.match(readFileSync(path.join(dir, 'serve.log'), 'utf8'), /listening on/,
+          `README block at line ${block.line}: baton serve did not start beside it`);
+      }
       const status = new Map(
         readFileSync(path.join(dir, 'status'), 'utf8').trim().split('\n').filter(Boolean)
           .map((l) => l.split(' ').map(Number)),
@@ -154,6 +168,7 @@ test('the README, typed literally in a fresh folder, works', { timeout: 600_000 
         const where = `README line ${c.line}: \`${c.text}\`\nstdout: ${stdout.slice(-1500)}\nstderr: ${stderr.slice(-1500)}` +
           (withServer ? `\nserve: ${readFileSync(path.join(dir, 'serve.log'), 'utf8').slice(-800)}` : '');
         assert.ok(status.has(k), `not reached: ${where}`);
+        assert.notEqual(status.get(k), 97, `the captured variable is empty: ${where}`);
         if (c.error) {
           assert.notEqual(status.get(k), 0, `expected to fail with ${c.error}: ${where}`);
           assert.match(stderr, new RegExp(`^baton: ${c.error}: `, 'm'), where);
