@@ -40,6 +40,10 @@ inline constexpr int kUsageExitCode = 2;
 // error's code above.
 inline constexpr int kRunFailedExitCode = 20;
 
+// Exit code of a lint that worked and found violations (`baton wish lint`),
+// as linters do; 0 when the file is clean.
+inline constexpr int kLintFoundViolationsExitCode = 21;
+
 }  // namespace baton
 
 #endif  // BATON_INCLUDE_BATON_ERROR_TABLE_H_

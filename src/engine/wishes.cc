@@ -11,6 +11,7 @@
 #include "engine/ledger.h"
 #include "engine/task_graph.h"
 #include "formats/genie_format.h"
+#include "model/wish_lint.h"
 #include "model/wish_md.h"
 #include "util/sha256.h"
 
@@ -502,18 +503,24 @@ Result<Json> LintWish(OpContext& ctx, const Json& in) {
   } else {
     return InvalidArgumentError("file: give file or markdown");
   }
+  // Refuses what is not text (NUL, invalid UTF-8, over 1 MiB); the groups
+  // are what wish.create would make.
   Result<WishDocument> doc = ParseWishMarkdown(text);
   if (!doc.ok()) return doc.status().WithPrefix(where);
-  Json report = WishViolationReport(*doc);
+  // The violations are Genie's linter's, rule for rule (model/wish_lint.h).
+  const WishLintReport lint = LintWishMarkdown(
+      text, {.allow_todo_placeholders = in.value("allow_todo_placeholders", false)});
+  Json report = WishLintJson(lint);
   Json groups = Json::array();
   for (const WishGroup& g : doc->groups) {
     groups.push_back({{"name", g.name}, {"title", g.title}, {"depends_on", g.depends_on},
                       {"line", g.line}});
   }
+  report["file"] = where;
   report["slug"] = doc->slug;
   report["title"] = doc->title;
   report["groups"] = groups;
-  if (in.value("fix", false)) report["fixed"] = FixWishMarkdown(text, *doc);
+  if (in.value("fix", false)) report["fixed"] = ApplyWishFixes(text, lint);
   return report;
 }
 

@@ -559,32 +559,4 @@ Json WishViolationReport(const WishDocument& doc) {
           {"violations", std::move(violations)}};
 }
 
-std::string FixWishMarkdown(std::string_view text, const WishDocument& doc) {
-  std::vector<const WishEdit*> edits;
-  for (const WishViolation& v : doc.violations) {
-    if (v.fixable && v.fix) edits.push_back(&*v.fix);
-  }
-  if (edits.empty()) return std::string(text);
-  std::vector<std::string> lines;
-  for (std::string_view line : SplitLines(text)) lines.emplace_back(line);
-  const std::string eol_cr = lines[0].ends_with('\r') ? "\r" : "";
-  // Bottom-up keeps earlier line numbers valid; at one line, rewrite before
-  // inserting so an insertion is never what gets rewritten.
-  std::stable_sort(edits.begin(), edits.end(), [](const WishEdit* a, const WishEdit* b) {
-    return std::tie(a->line, a->remove) > std::tie(b->line, b->remove);
-  });
-  for (const WishEdit* e : edits) {
-    size_t at = static_cast<size_t>(e->line - 1);
-    if (e->line < 1 || at + e->remove > lines.size()) continue;
-    std::vector<std::string> added;
-    for (const std::string& l : e->lines) added.push_back(l + eol_cr);
-    lines.erase(lines.begin() + at, lines.begin() + at + e->remove);
-    lines.insert(lines.begin() + at, added.begin(), added.end());
-  }
-  std::string out;
-  out.reserve(text.size() + 64);
-  for (size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" : "") + lines[i];
-  return out;
-}
-
 }  // namespace baton

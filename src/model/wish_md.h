@@ -1,18 +1,15 @@
 // File: wish_md.h
 //
-// Parser, linter and fixer for Genie's WISH.md documents (automagik-dev/genie,
-// `.genie/wishes/<slug>/WISH.md`): the title, the metadata table, and the
-// execution groups under "## Execution Groups" with their depends-on edges.
-//
-// Rule ids, severities and positions follow Genie's own linter
-// (src/services/wish-lint.ts) where it has the rule: missing-depends-on-field,
-// depends-on-malformed, depends-on-dangling, group-header-format,
-// missing-execution-groups-header, missing-execution-group and
-// todo-placeholder-remaining. Genie checks self-dependencies, cycles and
-// duplicate groups only when it creates wish state; baton reports them at lint
-// time as depends-on-self, depends-on-cycle and duplicate-group. Lines and
-// columns are 1-based; columns count code points. Every violation is an
-// "error" (Genie has no warnings for these rules).
+// Parser of Genie's WISH.md documents (automagik-dev/genie,
+// `.genie/wishes/<slug>/WISH.md`) for wish.create: the title, the metadata
+// table, and the execution groups under "## Execution Groups" with their
+// depends-on edges, read tolerantly ("Grupo", letter names, other
+// separators), and the problems that make the group graph wrong, which
+// wish.create refuses: a missing section or group, malformed or dangling
+// depends-on, self-dependencies, cycles and duplicate groups. Rule ids and
+// positions follow Genie's where it has the rule. Genie's own report, all 18
+// rules and --fix, is model/wish_lint.h (wish.lint). Lines and columns are
+// 1-based; columns count code points.
 //
 // Pure code, no I/O; every function is thread-safe.
 
@@ -79,12 +76,6 @@ Result<WishDocument> ParseWishMarkdown(std::string_view text);
 //  "violations": [{"rule", "severity", "line", "column", "fixable", "message"}]}
 Json WishViolationReport(const WishDocument& doc);
 
-// Applies the fix of every fixable violation in "doc" (which must come from
-// parsing "text") and returns the new text; "text" unchanged when nothing is
-// fixable. A missing depends-on label becomes "**depends-on:** <TODO>" after
-// the group header, which the next lint reports as todo-placeholder-remaining
-// until someone fills it in. Edits that do not fit "text" are skipped.
-std::string FixWishMarkdown(std::string_view text, const WishDocument& doc);
 
 }  // namespace baton
 

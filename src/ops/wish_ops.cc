@@ -1,5 +1,6 @@
 // Genie's wishes: execution groups with dependencies, from WISH.md or JSON.
 
+#include "baton/error_table.h"
 #include "engine/wishes.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
@@ -28,6 +29,29 @@ Json GroupIn(std::initializer_list<std::pair<const char*, Json>> extra) {
                      {"slug", "group"});
   for (const auto& [name, schema] : extra) in["properties"][name] = schema;
   return in;
+}
+
+// Genie's human report: "FILE:LINE:COL: error [rule] (fixable) — message",
+// then the counts; the repaired text after it with fix.
+std::string RenderLintReport(const Json& out) {
+  const std::string file = out.value("file", "markdown");
+  std::string text;
+  for (const Json& v : out["violations"]) {
+    text += file + ":" + std::to_string(v.value("line", 0)) + ":" +
+            std::to_string(v.value("column", 0)) + ": " + v.value("severity", "") + " [" +
+            v.value("rule", "") + "]" + (v.value("fixable", false) ? " (fixable)" : "") +
+            " \u2014 " + v.value("message", "") + "\n";
+  }
+  const Json& sum = out["summary"];
+  if (sum.value("total", 0) == 0) {
+    text += file + ": no violations \u2014 wish is structurally clean\n";
+  } else {
+    text += "\n" + std::to_string(sum.value("total", 0)) + " violation(s): " +
+            std::to_string(sum.value("fixable", 0)) + " fixable, " +
+            std::to_string(sum.value("unfixable", 0)) + " unfixable\n";
+  }
+  if (out.contains("fixed")) text += "\n--- fixed ---\n" + out["fixed"].get<std::string>();
+  return text;
 }
 
 }  // namespace
@@ -124,13 +148,20 @@ Status RegisterWishOps(Registry& r) {
       .input_schema = s::Input({{"file", WishFile()},
                                 {"markdown", Markdown()},
                                 {"fix", {{"type", "boolean"},
-                                         {"description", "also return the text with fixable violations repaired"}}}}),
+                                         {"description", "also return the text with fixable violations repaired"}}},
+                                {"allow_todo_placeholders",
+                                 {{"type", "boolean"},
+                                  {"description", "do not report <TODO> placeholders (Genie's --allow-todo-placeholders)"}}}}),
       .output_schema = {{"type", "object"},
                         {"properties", {{"summary", {{"type", "object"}}},
                                         {"violations", {{"type", "array"}}}}},
                         {"required", {"summary", "violations"}}},
       .positional = {"file"},
       .handler = LintWish,
+      .render_text = RenderLintReport,
+      .exit_code = [](const Json& out) {
+        return out["summary"].value("total", 0) > 0 ? kLintFoundViolationsExitCode : 0;
+      },
   });
 }
 
