@@ -199,15 +199,20 @@ TEST_F(FormatStoreTest, ASessionFolderImportsWithItsHandOffEnvelopes) {
   EXPECT_EQ(image["handoffs"][1]["source"], "amadeus");
   EXPECT_EQ(image["handoffs"][5]["meta"]["file"], "return-03-rondo.md");
 
-  // A broken envelope refuses the whole import.
+  // A file Sinfonia's recovery would skip is skipped, named with the reason
+  // in the result and in the ledger, and the rest imports (issue 18).
+  std::unique_ptr<Api> fresh = testing::OpenApi(dir_.File("fresh.db"));
   envelopes.push_back({{"name", "bad.md"}, {"content", "---\nsequence: seven\n---\n"}});
-  Status refused = Refused(*api_, "run.import",
-                           {{"format", "sinfonia"},
-                            {"content", Read(folder + "workflow.md")},
-                            {"envelopes", envelopes}},
-                           StatusCode::kInvalidArgument);
-  EXPECT_NE(refused.message().find("bad.md: line 2: sequence"), std::string::npos)
-      << refused.ToString();
+  Json again = MustCall(*fresh, "run.import",
+                        {{"format", "sinfonia"},
+                         {"content", Read(folder + "workflow.md")},
+                         {"envelopes", envelopes}});
+  EXPECT_EQ(again["counts"].value("handoffs", 0), 6) << again;
+  ASSERT_FALSE(again["notes"].empty());
+  EXPECT_EQ(again["notes"][0], "envelope skipped: bad.md: line 2: sequence: \"seven\" is not a "
+                               "whole number");
+  Json events = MustCall(*fresh, "ledger.events", {{"run", again["run_id"]}, {"kind", "run.imported"}});
+  EXPECT_EQ(events["events"][0]["payload"]["notes"][0], again["notes"][0]);
 }
 
 TEST_F(FormatStoreTest, EveryRunConvertsToEveryFormatThatReadsItBack) {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "formats/format.h"
+#include "formats/sinfonia_envelope.h"
 
 namespace baton {
 namespace {
@@ -616,6 +617,64 @@ TEST(SinfoniaFormatTest, FormatIsRegistered) {
   ASSERT_TRUE(f.ok());
   EXPECT_EQ((*f)->read, &ReadSinfoniaIndex);
   EXPECT_EQ((*f)->write, &WriteSinfoniaIndex);
+}
+
+// Issue 18: a session folder as Sinfonia's personas leave it — envelopes
+// with and without front matter, numbered by sequence, by file name or by
+// dispatch_id, an older envelope, an artefact and an unnumbered file, and a
+// Decisions table with its own columns. Every envelope Sinfonia's recovery
+// would use is read; the two it would skip are skipped and named; the table
+// is kept as written; writing, reading and writing again gives the same bytes.
+TEST(SinfoniaFormatTest, AMixedSessionFolderReadsEveryEnvelopeShapeAndRoundTrips) {
+  const std::string dir = BATON_SOURCE_DIR "/tests/data/sinfonia/mixed-session/";
+  const std::string index = Slurp(dir + "workflow.md");
+  ASSERT_FALSE(index.empty());
+  RunImage image = MustRead(index, dir + "workflow.md");
+  Json envelopes = Json::array();
+  for (const char* name : {"dispatch-01-libretto.md", "dispatch-02-rondo.md", "dispatch-to-coda.md",
+                           "notes-without-number.md", "prd-final.md", "return-01-libretto.md",
+                           "return-02-rondo.md"}) {
+    envelopes.push_back({{"name", dir + name}, {"content", Slurp(dir + name)}});
+  }
+  const std::vector<std::string> skipped = AddSinfoniaEnvelopes(image, envelopes);
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_NE(skipped[0].find("notes-without-number.md: line 5: front matter: no sequence"),
+            std::string::npos) << skipped[0];
+  EXPECT_NE(skipped[1].find("prd-final.md: line 1: not a hand-off envelope"), std::string::npos)
+      << skipped[1];
+
+  std::map<std::string, Json> by_file;
+  for (const Json& h : image["handoffs"]) by_file[h["meta"].value("file", "")] = h;
+  ASSERT_EQ(by_file.size(), 5u);
+  // Front-matter sequences first (1, 2); file-numbered ones after, by number.
+  EXPECT_EQ(by_file["dispatch-to-coda.md"]["sequence"], 1);
+  EXPECT_EQ(by_file["dispatch-to-coda.md"]["status"], "ready");
+  EXPECT_EQ(by_file["dispatch-to-coda.md"]["created_at"], "2026-11-26");
+  EXPECT_EQ(by_file["return-01-libretto.md"]["sequence"], 2);
+  const Json& bullets = by_file["dispatch-01-libretto.md"];
+  EXPECT_EQ(bullets["sequence"], 3);
+  EXPECT_EQ(bullets["session_id"], "s-20261126-001");
+  EXPECT_EQ(bullets["target"], "libretto");
+  EXPECT_EQ(bullets["type"], "dispatch");
+  EXPECT_EQ(bullets["created_at"], "2026-11-26");
+  EXPECT_EQ(bullets["meta"]["file_number"], 1);
+  EXPECT_EQ(bullets["meta"]["stage"], "01-prd-authoring");
+  EXPECT_EQ(bullets["id"], "s-20261126-001-003");
+  EXPECT_EQ(by_file["dispatch-02-rondo.md"]["sequence"], 4);
+  EXPECT_EQ(by_file["dispatch-02-rondo.md"]["id"], "dispatch-02-rondo");
+  EXPECT_EQ(by_file["dispatch-02-rondo.md"]["target"], "rondo");
+  EXPECT_EQ(by_file["return-02-rondo.md"]["sequence"], 5);
+  EXPECT_EQ(by_file["return-02-rondo.md"]["type"], "return");
+  EXPECT_EQ(by_file["return-02-rondo.md"]["source"], "rondo");
+
+  const std::string once = MustWrite(image).text;
+  EXPECT_NE(once.find("## Decisions\n| Time (UTC) | Decision | Rationale |\n|---|---|---|\n"
+                      "| 2026-11-26 09:05 | Route to Libretto | A PRD is needed before any spec |"),
+            std::string::npos)
+      << once;
+  EXPECT_EQ(once.find("| Timestamp | Handoff ID |"), std::string::npos) << "no empty second table";
+  const std::string twice = MustWrite(MustRead(once)).text;
+  EXPECT_EQ(twice, once);
 }
 
 }  // namespace

@@ -178,7 +178,9 @@ void Outline(std::ostringstream& out, const Json& obj, const std::string& indent
       Outline(out, v, indent + "  ");
     } else if (v.is_array() && AllObjects(v)) {
       out << "\n" << Table(v, ColumnsOf(v), indent + "  ");
-    } else if (v.is_array() && !v.empty() && !std::all_of(v.begin(), v.end(), IsScalar)) {
+    } else if (v.is_array() && !v.empty() &&
+               (!std::all_of(v.begin(), v.end(), IsScalar) || Cell(v).size() > 72)) {
+      // Lists of records, and long lists (an import's notes), an item a line.
       out << "\n";
       for (const Json& item : v) out << indent << "  - " << Cell(item) << "\n";
     } else {

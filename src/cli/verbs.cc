@@ -390,7 +390,13 @@ int CommandEnv::ImportSinfoniaFolder(const TransferArgs& t) {
   std::sort(files.begin(), files.end());
   Json envelopes = Json::array();
   for (const fs::path& f : files) {
+    // A file too large for an envelope is no envelope (an artefact beside
+    // them): skipped and named, as the import skips what it cannot read.
     Result<std::string> text = ReadImportFile(f.string(), kMaxEnvelopeBytes);
+    if (!text.ok() && text.status().code() == StatusCode::kInvalidArgument) {
+      std::cerr << "baton: note: envelope skipped: " << Printable(text.status().message()) << "\n";
+      continue;
+    }
     if (!text.ok()) return ReportError(text.status(), g_.output);
     envelopes.push_back({{"name", f.string()}, {"content", *text}});
   }

@@ -85,7 +85,7 @@ std::string Fingerprint(std::string_view list, const Json& item) {
 class Importer {
  public:
   Importer(OpContext& ctx, const RunImage& image, const ImportRequest& request)
-      : ctx_(ctx), image_(image), request_(request) {}
+      : ctx_(ctx), image_(image), request_(request), notes_(request.notes) {}
 
   Result<Json> Run();
 
@@ -630,42 +630,43 @@ Result<Json> ImportRunOp(OpContext& ctx, const Json& in) {
   const std::string source = in.value("source", std::string(f->file));
   RETURN_IF_ERROR(CheckImportSize(source, content.size(), kMaxImportBytes));
   ASSIGN_OR_RETURN(RunImage image, f->read(content, source));
+  std::vector<std::string> notes;
   if (in.contains("envelopes")) {
     if (std::string(f->name) != "sinfonia") {
       return InvalidArgumentError("envelopes: only the sinfonia format has hand-off envelopes");
     }
-    const Json& envelopes = in["envelopes"];
-    for (size_t i = 0; i < envelopes.size(); ++i) {
-      const std::string name = envelopes[i].at("name").get<std::string>();
-      RETURN_IF_ERROR(CheckImportSize(
-          name, envelopes[i].at("content").get_ref<const std::string&>().size(), kMaxEnvelopeBytes));
-      ASSIGN_OR_RETURN(Json handoff,
-                       ReadSinfoniaEnvelope(envelopes[i].at("content").get<std::string>(), name));
-      // The index's Artifacts row of the same id is this envelope: one
-      // hand-off, with the envelope's body and front matter.
-      Json* row = nullptr;
-      for (Json& h : image["handoffs"]) {
-        if (h.is_object() && h.value("id", "") == handoff.value("id", "") && !handoff["id"].empty()) {
-          row = &h;
-        }
+    Json envelopes = Json::array();
+    for (const Json& e : in["envelopes"]) {
+      Status fits = CheckImportSize(e.at("name").get<std::string>(),
+                                    e.at("content").get_ref<const std::string&>().size(),
+                                    kMaxEnvelopeBytes);
+      if (fits.ok()) {
+        envelopes.push_back(e);
+      } else {
+        notes.push_back("envelope skipped: " + fits.message());
       }
-      if (row == nullptr) {
-        image["handoffs"].push_back(std::move(handoff));
-        continue;
-      }
-      Json meta = (*row)["meta"].is_object() ? (*row)["meta"] : Json::object();
-      meta.update(handoff["meta"]);
-      for (const char* k : {"session_id", "sequence", "source", "target", "type", "body", "created_at"}) {
-        (*row)[k] = handoff[k];
-      }
-      (*row)["meta"] = meta;
     }
+    notes = [&] {
+      std::vector<std::string> read = AddSinfoniaEnvelopes(image, envelopes);
+      read.insert(read.begin(), notes.begin(), notes.end());
+      return read;
+    }();
+  }
+  // What a reader kept without understanding it is said, not hidden.
+  const Json& kept = image["run"]["meta"].value("kept", Json::object());
+  for (auto it = kept.begin(); it != kept.end(); ++it) {
+    std::string keys;
+    if (it.value().is_object()) {
+      for (auto k = it.value().begin(); k != it.value().end(); ++k) keys += (keys.empty() ? "" : ", ") + k.key();
+    }
+    if (!keys.empty()) notes.push_back("kept as data, written back as they were: " + keys);
   }
   ImportRequest request{.format = f->name,
                         .source = source,
                         .sha256 = Sha256Hex(content),
                         .run_id = in.value("run", ""),
-                        .project = in.value("project", "")};
+                        .project = in.value("project", ""),
+                        .notes = std::move(notes)};
   return ImportImage(ctx, image, request);
 }
 

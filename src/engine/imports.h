@@ -26,6 +26,7 @@ struct ImportRequest {
   std::string sha256;   // of the file's bytes
   std::string run_id;   // empty: a new run; else the run to update
   std::string project;  // a new run's project (id or name), optional
+  std::vector<std::string> notes;  // what reading skipped or kept unread, for the result
 };
 
 // Stores "image" as a new run or over an existing one, in ctx.txn, with one

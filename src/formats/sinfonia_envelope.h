@@ -13,15 +13,29 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "formats/format.h"
 
 namespace baton {
 
-// One envelope as a run image's "handoffs" item (docs/formats.md). Refuses
-// non-UTF-8 text, a missing or unclosed front matter, and a missing or
-// non-numeric sequence, naming the source and line.
+// One envelope as a run image's "handoffs" item (docs/formats.md), in every
+// shape Sinfonia's personas write: writer.ts's front matter; front matter
+// with dispatch_id / return_id and no sequence; or no front matter, a
+// "# Dispatch Envelope" heading and "- Session: …" bullets. A sequence the
+// front matter does not give comes from the file name (dispatch-01-coda.md)
+// or the id: "sequence" is then null and meta.file_number holds the number.
+// Refuses, naming the source and line, non-UTF-8 text, a file that is no
+// envelope, an unclosed front matter, and an envelope nothing numbers.
 Result<Json> ReadSinfoniaEnvelope(std::string_view text, const std::string& source);
+
+// Reads "envelopes" ([{name, content}], a session folder's files) into
+// "image"'s hand-offs, as Sinfonia's crash recovery does: a file it cannot
+// read is skipped, and named with the reason in the returned notes; an
+// envelope numbered only by its file name follows the numbered ones (file
+// numbers count stages and repeat), by number, type and name; an
+// Artifacts row of the same id takes the envelope's body and front matter.
+std::vector<std::string> AddSinfoniaEnvelopes(RunImage& image, const Json& envelopes);
 
 }  // namespace baton
 

@@ -100,6 +100,7 @@ class IndexReader {
   const Section* Pick(std::initializer_list<std::string_view> names, bool prefer_rows);
   Result<std::vector<std::vector<std::string>>> Rows(const Section& s, const TableSpec& spec,
                                                      std::vector<size_t>* line_numbers);
+  bool KeepForeignTable(const Section& s, const TableSpec& spec);
   Status ReadSteps();
   Status ReadStageList(const Section& s);
   Status ReadArtifacts();
@@ -281,6 +282,30 @@ Result<std::vector<std::vector<std::string>>> IndexReader::Rows(const Section& s
   return rows;
 }
 
+// A table whose header names other columns than Sinfonia's (a hand- or
+// LLM-written "| Time (UTC) | Decision | Rationale |") is not read as
+// Sinfonia's table: the section is kept as written, like any other section,
+// and written back the same.
+bool IndexReader::KeepForeignTable(const Section& s, const TableSpec& spec) {
+  std::vector<std::vector<std::string>> rows;
+  for (const Line& l : s.lines) {
+    const std::string_view t = Trim(l.text);
+    if (t.empty() || t[0] != '|') continue;
+    std::optional<std::vector<std::string>> cells = SplitRow(t);
+    if (!cells) return false;
+    rows.push_back(std::move(*cells));
+    if (rows.size() == 2) break;
+  }
+  if (rows.size() < 2 || IsSeparatorRow(rows[0]) || !IsSeparatorRow(rows[1])) return false;
+  bool same = rows[0].size() == spec.columns.size();
+  for (size_t i = 0; same && i < spec.columns.size(); ++i) {
+    same = Lower(rows[0][i]) == Lower(spec.columns[i]);
+  }
+  if (same) return false;
+  used_sections_.erase(static_cast<size_t>(&s - sections_.data()));
+  return true;
+}
+
 Status IndexReader::ReadSteps() {
   const Section* s = Pick({"steps", "stages"}, /*prefer_rows=*/true);
   if (s == nullptr) return Status();
@@ -371,7 +396,7 @@ std::string SessionOf(const std::string& name, const std::set<std::string>& sess
 
 Status IndexReader::ReadArtifacts() {
   const Section* s = Pick({"artifacts"}, false);
-  if (s == nullptr) return Status();
+  if (s == nullptr || KeepForeignTable(*s, ArtifactsTable())) return Status();
   std::vector<size_t> lines;
   ASSIGN_OR_RETURN(auto rows, Rows(*s, ArtifactsTable(), &lines));
   std::set<std::string> sessions;
@@ -418,7 +443,7 @@ Status IndexReader::ReadArtifacts() {
 
 Status IndexReader::ReadDecisions() {
   const Section* s = Pick({"decisions", "decision log"}, /*prefer_rows=*/true);
-  if (s == nullptr) return Status();
+  if (s == nullptr || KeepForeignTable(*s, DecisionsTable())) return Status();
   if (!s->HasRows()) {
     free_form_ = true;
     ReadDecisionList(*s);
@@ -473,7 +498,7 @@ void IndexReader::ReadDecisionList(const Section& s) {
 
 Status IndexReader::ReadSessions() {
   const Section* s = Pick({"sessions"}, false);
-  if (s == nullptr) return Status();
+  if (s == nullptr || KeepForeignTable(*s, SessionsTable())) return Status();
   std::vector<size_t> lines;
   ASSIGN_OR_RETURN(auto rows, Rows(*s, SessionsTable(), &lines));
   std::map<std::string, size_t> seen;

@@ -3,6 +3,7 @@
 // Sinfonia's index-manager.ts renders, with its cells escaped and the text
 // the reader kept put back.
 
+#include <cctype>
 #include <optional>
 #include <set>
 
@@ -479,20 +480,40 @@ std::string Render(const Json& index, const Json& kept) {
                {"step", "persona", "status", "started_at", "completed_at", "notes"},
                kept_text(StepsTable())) +
          "\n\n";
-  out += "## Artifacts\n" +
-         Table(ArtifactsTable(), index["artifacts"],
-               {"name", "type", "status", "updated_at", "notes"}, kept_text(ArtifactsTable())) +
-         "\n\n";
-  out += "## Decisions\n" +
-         Table(DecisionsTable(), index["decisions"],
-               {"timestamp", "handoff_id", "decision", "reviewer", "note"},
-               kept_text(DecisionsTable())) +
-         "\n\n";
-  out +=
-      "## Sessions\n" +
-      Table(SessionsTable(), index["sessions"],
-            {"session_id", "started_at", "last_active_at", "status"}, kept_text(SessionsTable())) +
-      "\n\n";
+  // An empty table gives way to a section of the same name the reader kept
+  // as written (a table with its own columns), which follows below.
+  const auto replaced = [&](const TableSpec& spec, const char* list) {
+    if (!index[list].empty() || !kept_text(spec).empty()) return false;
+    std::string name = "## " + std::string(spec.section);
+    for (const Json& section : List(kept, "sections")) {
+      std::string heading = Str(section, "heading");
+      for (std::string* t : {&name, &heading}) {
+        for (char& c : *t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+      if (heading == name) return true;
+    }
+    return false;
+  };
+  if (!replaced(ArtifactsTable(), "artifacts")) {
+    out += "## Artifacts\n" +
+           Table(ArtifactsTable(), index["artifacts"],
+                 {"name", "type", "status", "updated_at", "notes"}, kept_text(ArtifactsTable())) +
+           "\n\n";
+  }
+  if (!replaced(DecisionsTable(), "decisions")) {
+    out += "## Decisions\n" +
+           Table(DecisionsTable(), index["decisions"],
+                 {"timestamp", "handoff_id", "decision", "reviewer", "note"},
+                 kept_text(DecisionsTable())) +
+           "\n\n";
+  }
+  if (!replaced(SessionsTable(), "sessions")) {
+    out += "## Sessions\n" +
+           Table(SessionsTable(), index["sessions"],
+                 {"session_id", "started_at", "last_active_at", "status"},
+                 kept_text(SessionsTable())) +
+           "\n\n";
+  }
   out += "## Context\n" + EscapeBlock(Trim(Str(index, "context")));
   for (const Json& section : List(kept, "sections")) {
     const std::string heading = Str(section, "heading");
