@@ -90,6 +90,38 @@ TEST(StigmergyFormatTest, EveryFixtureAndTestFileReadsWritesAndRereads) {
   }
 }
 
+// Issue 18: today's Stigmergy keeps its state in .stigmergy/state/current.json
+// (the graph era): *_PHASE statuses, planned tasks without a status, and keys
+// 2.0 has no place for, which are kept and written back as they were.
+TEST(StigmergyFormatTest, GraphEraCurrentJsonReadsWithItsPhasesAndTasks) {
+  const RunImage planning =
+      MustRead(Slurp(DataDir() + "/current-planning.json"), "current-planning.json");
+  EXPECT_EQ(planning["run"]["status"], "NEEDS_PLANNING");
+  int stories = 0;
+  for (const Json& t : planning["tasks"]) {
+    if (t["kind"] != "story") continue;
+    ++stories;
+    EXPECT_EQ(t["status"], "PENDING") << t.dump();
+  }
+  EXPECT_EQ(stories, 2);
+  const Json written = Parse(MustWrite(planning).text);
+  EXPECT_EQ(written["stigmergy_source"]["project_status"], "PLANNING_PHASE");
+  EXPECT_EQ(written["goal"], "Add a login page to the web app");
+  EXPECT_EQ(written["project_architecture"]["data_flow"], "Form -> API -> Session");
+  EXPECT_EQ(written["fallback_mode"], true);
+
+  const RunImage execution =
+      MustRead(Slurp(DataDir() + "/current-execution.json"), "current-execution.json");
+  EXPECT_EQ(execution["run"]["status"], "EXECUTION_IN_PROGRESS");
+  for (const char* phase : {"ENRICHMENT_PHASE", "ARCHITECTURE_PHASE", "TASK_BREAKDOWN_PHASE",
+                            "VALIDATION_PHASE", "REVISION_PHASE", "HUMAN_INPUT_NEEDED", "PAUSED",
+                            "ERROR", "COMPLETED", "EXECUTION_COMPLETE"}) {
+    Result<RunImage> image = ReadStigmergyState(
+        std::string(R"({"project_status": ")") + phase + R"("})", "current.json");
+    EXPECT_TRUE(image.ok()) << phase << ": " << image.status().message();
+  }
+}
+
 TEST(StigmergyFormatTest, V2TemplateReadsAsTheProfileLaysOutARun) {
   const RunImage image = MustRead(Slurp(FixtureDir() + "/state-tmpl.v2.0.json"));
   const Json& run = image["run"];

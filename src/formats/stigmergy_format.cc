@@ -49,7 +49,21 @@ constexpr Alias kProjectAliases[] = {{"PLANNING_IN_PROGRESS", "NEEDS_PLANNING"},
                                      {"AWAITING_QA", "EXECUTION_IN_PROGRESS"},
                                      {"DEPLOYMENT_PHASE", "EXECUTION_IN_PROGRESS"},
                                      {"EXECUTION_FAILED", "EXECUTION_HALTED"},
-                                     {"PAUSED_BY_USER", "EXECUTION_HALTED"}};
+                                     {"PAUSED_BY_USER", "EXECUTION_HALTED"},
+                                     // The graph era's .stigmergy/state/current.json
+                                     // (GraphStateManager's transitionToState).
+                                     {"ENRICHMENT_PHASE", "NEEDS_BRIEFING"},
+                                     {"REQUIREMENTS_PHASE", "NEEDS_PLANNING"},
+                                     {"ARCHITECTURE_PHASE", "NEEDS_PLANNING"},
+                                     {"PLANNING_PHASE", "NEEDS_PLANNING"},
+                                     {"TASK_BREAKDOWN_PHASE", "NEEDS_PLANNING"},
+                                     {"VALIDATION_PHASE", "EXECUTION_IN_PROGRESS"},
+                                     {"REVISION_PHASE", "EXECUTION_IN_PROGRESS"},
+                                     {"HUMAN_INPUT_NEEDED", "HUMAN_INPUT_REQUIRED"},
+                                     {"PAUSED", "EXECUTION_HALTED"},
+                                     {"ERROR", "EXECUTION_HALTED"},
+                                     {"COMPLETED", "PROJECT_COMPLETE"},
+                                     {"EXECUTION_COMPLETE", "PROJECT_COMPLETE"}};
 constexpr std::string_view kEpicStatuses[] = {"PENDING", "IN_PROGRESS", "COMPLETE"};
 constexpr Alias kEpicAliases[] = {{"COMPLETED", "COMPLETE"}, {"DONE", "COMPLETE"}};
 constexpr std::string_view kStoryStatuses[] = {"PENDING", "IN_PROGRESS", "AWAITING_VERIFICATION",
@@ -287,7 +301,11 @@ Status StateReader::ReadV3Tasks(const Json& tasks, const std::string& pointer) {
     ASSIGN_OR_RETURN(std::optional<std::string> title, r.OptString("title"));
     ASSIGN_OR_RETURN(std::optional<std::string> summary, r.OptString("summary"));
     std::string original;
-    ASSIGN_OR_RETURN(std::string status, ReadStatus(r, "status", kStory, &original));
+    // The graph era writes planned tasks without a status: not started.
+    std::string status = "PENDING";
+    if (tasks[i].contains("status") && !tasks[i]["status"].is_null()) {
+      ASSIGN_OR_RETURN(status, ReadStatus(r, "status", kStory, &original));
+    }
     ASSIGN_OR_RETURN(std::optional<std::string> agent, r.OptString("agent"));
     ASSIGN_OR_RETURN(std::optional<Json> deps, OptStrings(r, "dependencies"));
     ASSIGN_OR_RETURN(std::optional<int64_t> failures, r.OptInt("failure_count"));
