@@ -450,9 +450,9 @@ TEST_F(SgaiProfile, InternalApplyIsNotForCallers) {
 // a flow (issue 18): the same run as the flow naming those agents, the model
 // the coordinator's.
 TEST_F(SgaiProfile, AgentsAndModelFrontMatterGiveTheRunOfTheEquivalentFlow) {
-  Json listed = Start(
-      "---\nagents:\n  - \"go\"\n  - \"react\"\n  - \"coordinator\"\n"
-      "model: \"anthropic/claude-opus-4-6 (max)\"\n---\n# Goal\n");
+  Result<std::string> goal = ReadFile(BATON_SOURCE_DIR "/tests/data/sgai/goal-agents-model.md");
+  ASSERT_TRUE(goal.ok()) << goal.status().message();
+  Json listed = Start(*goal);
   testing::TempDir other;
   Write(other.File("GOAL.md"), "---\nflow: |\n  \"go\"\n  \"react\"\n---\n# Goal\n");
   Json flowed = MustCall(*api_, "sgai.start", {{"goal_file", other.File("GOAL.md")}});

@@ -1,3 +1,5 @@
+#include <cerrno>
+#include <cstring>
 #include "util/json_util.h"
 
 #include <cstdio>
@@ -97,7 +99,7 @@ Result<Json> ParseJson(std::string_view text, std::string_view source,
 Result<std::string> ReadFile(const std::string& path, int64_t max_bytes) {
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st)) return NotFoundError("cannot open " + path);
+  if (ec || !std::filesystem::exists(st)) return NotFoundError(path + ": no such file");
   if (!std::filesystem::is_regular_file(st)) {
     return InvalidArgumentError(path + " is not a regular file");
   }
@@ -107,10 +109,10 @@ Result<std::string> ReadFile(const std::string& path, int64_t max_bytes) {
                                   std::to_string(max_bytes) + " are read");
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFoundError("cannot open " + path);
+  if (!in) return NotFoundError(path + ": cannot open it (" + std::strerror(errno) + ")");
   std::ostringstream buf;
   buf << in.rdbuf();
-  if (in.bad()) return InternalError("cannot read " + path);
+  if (in.bad()) return UnavailableError(path + ": cannot read it (" + std::strerror(errno) + ")");
   return buf.str();
 }
 
