@@ -180,6 +180,26 @@ TEST_F(SinfoniaProfile, StepsDiscoveredInNumericOrder) {
   EXPECT_EQ(Keys(pipeline), (std::vector<std::string>{"1-create-prd", "2-dev-story", "3-other"}));
   EXPECT_EQ(pipeline["steps"][1]["persona"], "coda");
   EXPECT_EQ(pipeline["steps"][2]["persona"], "maestro");
+
+  // With the workflows' folders, each stage lists the steps inside its own
+  // folder (issue 18); a folder without steps lists none.
+  const std::string root = Folder("pipeline-root", {});
+  std::filesystem::create_directories(root + "/create-prd/steps");
+  std::filesystem::create_directories(root + "/dev-story");
+  for (const char* step : {"step-01-gather-context.md", "step-02-draft-prd.md"}) {
+    std::ofstream(root + "/create-prd/steps/" + step) << "# " << step << "\n";
+  }
+  Json rooted = MustCall(*api_, "sinfonia.start",
+                         {{"workflows", {"create-prd", "dev-story"}},
+                          {"workflows_root", root},
+                          {"goal", "g"}});
+  const Json tasks = MustCall(*api_, "task.list", {{"run", rooted["run_id"]}})["tasks"];
+  ASSERT_EQ(tasks.size(), 2u);
+  const Json& inner = tasks[0]["meta"]["steps"];
+  ASSERT_EQ(inner.size(), 2u) << tasks[0].dump();
+  EXPECT_EQ(inner[0]["key"], "01-gather-context");
+  EXPECT_EQ(inner[1]["key"], "02-draft-prd");
+  EXPECT_TRUE(tasks[1]["meta"]["steps"].empty());
 }
 
 TEST_F(SinfoniaProfile, DiscoveryOrdersByNumberNotByName) {

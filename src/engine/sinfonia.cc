@@ -120,6 +120,7 @@ Result<Plan> PlanFromPipeline(const Json& names, const std::string& root) {
     const std::string field = "workflows[" + std::to_string(i) + "]";
     if (name.empty()) return InvalidArgumentError(field + ": a workflow name may not be empty");
     std::string title = name;
+    Json meta = {{"workflow", name}};
     if (!root.empty()) {
       const fs::path dir = fs::path(root) / name;
       std::error_code ec;
@@ -128,13 +129,24 @@ Result<Plan> PlanFromPipeline(const Json& names, const std::string& root) {
       }
       const std::string description = SinfoniaWorkflowDescription(dir.string());
       if (!description.empty()) title = description;
+      // The stage is one step of the pipeline, as initPipeline makes it; the
+      // steps the step engine will walk inside it are its folder's.
+      Json inner = Json::array();
+      if (Result<std::vector<SinfoniaStepFile>> files = DiscoverSinfoniaSteps(dir.string());
+          files.ok()) {
+        for (const SinfoniaStepFile& f : *files) {
+          inner.push_back({{"key", f.key}, {"title", f.title}, {"file", f.path}});
+        }
+      }
+      meta["workflow_dir"] = dir.string();
+      meta["steps"] = inner;
     }
     ++i;
     plan.workflow_id += "-" + name;
     plan.steps.push_back({.key = std::to_string(i) + "-" + name,
                           .title = title,
                           .persona = PersonaFor(name),
-                          .meta = {{"workflow", name}}});
+                          .meta = meta});
   }
   plan.meta["workflows"] = names;
   if (!root.empty()) plan.meta["workflows_root"] = root;
