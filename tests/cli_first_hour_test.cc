@@ -147,6 +147,13 @@ TEST_F(CliFirstHourTest, AnImportTooLargeNamesTheFileAndItsSize) {
             std::string::npos)
       << r.err;
 
+  // A loop of links is named, not a crash.
+  const std::string loop = dir_.File("loop.json");
+  std::filesystem::create_symlink(loop, loop);
+  ProcessResult looped = RunBaton({"--store", store_, "import", "--format", "sgai", loop});
+  EXPECT_EQ(looped.exit_code, MappingFor(StatusCode::kInvalidArgument).exit_code) << looped.err;
+  EXPECT_EQ(looped.err.rfind("baton: InvalidArgument: " + loop + ": ", 0), 0u) << looped.err;
+
   // Standard input is read up to the limit, no further.
   ProcessResult piped = RunShell("head -c 200M /dev/zero | '" + BatonBin() + "' --store '" + store_ +
                                  "' import --format sgai -");

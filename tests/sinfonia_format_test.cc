@@ -667,6 +667,22 @@ TEST(SinfoniaFormatTest, AMixedSessionFolderReadsEveryEnvelopeShapeAndRoundTrips
   EXPECT_EQ(by_file["return-02-rondo.md"]["type"], "return");
   EXPECT_EQ(by_file["return-02-rondo.md"]["source"], "rondo");
 
+  // Two envelopes of one id: the second is skipped and named, never merged
+  // into the first; envelopes with no id and no session keep their own.
+  RunImage twice_image = MustRead(index, dir + "workflow.md");
+  const std::string dup = "---\nhandoff_id: h-1\nsequence: 1\n---\none\n";
+  const std::string bare = "---\nsequence: 2\n---\nbare\n";
+  const std::vector<std::string> dup_notes = AddSinfoniaEnvelopes(
+      twice_image, Json::array({{{"name", "s/a.md"}, {"content", dup}},
+                                {{"name", "s/b.md"}, {"content", dup}},
+                                {{"name", "s/c.md"}, {"content", bare}},
+                                {{"name", "s/d.md"}, {"content", bare}}}));
+  ASSERT_EQ(dup_notes.size(), 1u);
+  EXPECT_EQ(dup_notes[0], "envelope skipped: b.md: its id h-1 is already a.md's");
+  std::vector<std::string> ids;
+  for (const Json& h : twice_image["handoffs"]) ids.push_back(h.value("id", ""));
+  EXPECT_EQ(ids, (std::vector<std::string>{"h-1", "c", "d"}));
+
   const std::string once = MustWrite(image).text;
   EXPECT_NE(once.find("## Decisions\n| Time (UTC) | Decision | Rationale |\n|---|---|---|\n"
                       "| 2026-11-26 09:05 | Route to Libretto | A PRD is needed before any spec |"),

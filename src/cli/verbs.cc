@@ -349,7 +349,7 @@ int CommandEnv::Import(const TransferArgs& t) {
   if (t.file == "-") {
     text = ReadImportFile(t.file, kMaxImportBytes);
     source = "<stdin>";
-  } else if (std::filesystem::is_directory(t.file)) {
+  } else if (std::error_code ec; std::filesystem::is_directory(t.file, ec)) {
     if (t.format != "sinfonia") {
       return ReportError(InvalidArgumentError(t.file + " is a folder; only --format sinfonia "
                                               "reads a session folder"),

@@ -178,9 +178,10 @@ Result<WishSource> ReadSource(const OpContext& ctx, const Json& in) {
   }
   if (errors > 0) {
     return Status(StatusCode::kInvalidArgument,
-                  where + ": WISH.md has " + std::to_string(errors) + " violation" +
-                      (errors == 1 ? "" : "s") + " (`baton wish lint` shows them, --fix " +
-                      "repairs the fixable ones):" + problems,
+                  where + ": WISH.md's groups cannot be made: " + std::to_string(errors) +
+                      " problem" + (errors == 1 ? "" : "s") +
+                      " with its groups and their depends-on (as Genie's createState, which "
+                      "also refuses self-dependencies and cycles):" + problems,
                   WishViolationReport(*doc));
   }
   for (const WishGroup& g : doc->groups) src.groups.push_back({g.name, g.title, g.depends_on});

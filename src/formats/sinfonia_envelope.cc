@@ -82,6 +82,14 @@ Result<Json> ReadBulletEnvelope(std::string_view text, const std::string& source
     if (end == std::string_view::npos) end = text.size();
     const std::string line = Trim(text.substr(pos, end - pos));
     pos = end + 1;
+    // The envelope's fields are the bullets of its head (and of a
+    // "## Session" section); the task below them is body, not fields.
+    if (line.starts_with("## ")) {
+      std::string name = line.substr(3);
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (!name.starts_with("session")) break;
+      continue;
+    }
     if (!line.starts_with("- ")) continue;
     const size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
@@ -146,6 +154,9 @@ Result<Json> ReadSinfoniaEnvelope(std::string_view text, const std::string& sour
                        "\"# Dispatch Envelope\" heading");
     }
     ASSIGN_OR_RETURN(item, ReadBulletEnvelope(text, source, first.substr(2)));
+    // dispatch-01-libretto.md: the persona a dispatch goes to, a return comes from.
+    const char* side = item["type"] == "return" ? "source" : "target";
+    if (!item.contains(side) && !named.persona.empty()) item[side] = Persona(named.persona);
     if (named.number < 0) {
       return LineError(source, 1, "no sequence: neither a front matter nor the file name (as "
                                   "dispatch-01-<persona>.md) numbers it");
@@ -283,30 +294,42 @@ std::vector<std::string> AddSinfoniaEnvelopes(RunImage& image, const Json& envel
     return key(a) < key(b);
   });
   for (Json* h : unnumbered) (*h)["sequence"] = ++last;
+  // The index's Artifacts rows, by id: an envelope of the same id is that
+  // row's hand-off, with the envelope's body and front matter.
+  std::map<std::string, size_t> rows;
+  for (size_t i = 0; i < image["handoffs"].size(); ++i) {
+    const Json& h = image["handoffs"][i];
+    if (h.is_object() && !h.value("id", "").empty()) rows.emplace(h.value("id", ""), i);
+  }
+  std::map<std::string, std::string> taken;  // id → the envelope file that has it
   for (Json& handoff : read) {
-    if (handoff["id"] == "" && handoff["session_id"] != "") {
+    const std::string file = handoff["meta"].value("file", "");
+    std::string id = handoff.value("id", "");
+    if (id.empty() && !handoff.value("session_id", "").empty()) {
       char nnn[24];
-      std::snprintf(nnn, sizeof(nnn), "%03lld", static_cast<long long>(handoff["sequence"].get<int64_t>()));
-      handoff["id"] = handoff["session_id"].get<std::string>() + "-" + nnn;
+      std::snprintf(nnn, sizeof(nnn), "%03lld",
+                    static_cast<long long>(handoff["sequence"].get<int64_t>()));
+      id = handoff["session_id"].get<std::string>() + "-" + nnn;
     }
-    // The index's Artifacts row of the same id is this envelope: one
-    // hand-off, with the envelope's body and front matter.
-    Json* row = nullptr;
-    for (Json& h : image["handoffs"]) {
-      if (h.is_object() && h.value("id", "") == handoff.value("id", "") && !handoff["id"].empty()) {
-        row = &h;
-      }
+    if (id.empty()) id = file.ends_with(".md") ? file.substr(0, file.size() - 3) : file;
+    handoff["id"] = id;
+    if (auto [it, fresh] = taken.emplace(id, file); !fresh) {
+      skipped.push_back("envelope skipped: " + file + ": its id " + id + " is already " +
+                        it->second + "'s");
+      continue;
     }
-    if (row == nullptr) {
+    auto row_at = rows.find(id);
+    if (row_at == rows.end()) {
       image["handoffs"].push_back(std::move(handoff));
       continue;
     }
-    Json meta = (*row)["meta"].is_object() ? (*row)["meta"] : Json::object();
+    Json& row = image["handoffs"][row_at->second];
+    Json meta = row["meta"].is_object() ? row["meta"] : Json::object();
     meta.update(handoff["meta"]);
     for (const char* k : {"session_id", "sequence", "source", "target", "type", "body", "created_at"}) {
-      (*row)[k] = handoff[k];
+      row[k] = handoff[k];
     }
-    (*row)["meta"] = meta;
+    row["meta"] = meta;
   }
   return skipped;
 }

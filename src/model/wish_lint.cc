@@ -382,8 +382,9 @@ std::optional<std::vector<WishLintViolation>> ParseError(Doc& d) {
     const std::string& raw = d.lines[h->start - 1];
     if (!IsCanonicalGroupHeader(raw, true)) continue;
     const size_t colon = raw.find(':');
+    // (.+?) needs one character, a space will do: "### Group 1: " parses.
     const std::string title(Trim(std::string_view(raw).substr(colon + 1)));
-    if (title.empty()) {
+    if (colon + 1 >= raw.size()) {
       out.push_back(Violation("group-header-format", h->start,
                               "Execution group header not in canonical \"### Group N: Title\" "
                               "form: " + std::string(Trim(raw)),
@@ -609,14 +610,9 @@ size_t OutBullets(const Doc& d) {
     const bool out = t.size() >= 3 && IEquals(std::string_view(t).substr(0, 3), "out") &&
                      (t.size() == 3 || !(IsAlpha(t[3]) || IsDigit(t[3]) || t[3] == '_'));
     if (!out) continue;
-    bool fence = false;
+    // The span's lines, fences included: Genie counts a bullet in a fence.
     for (int line = h->start + 1; line <= h->end; ++line) {
-      const std::string& text = d.lines[line - 1];
-      if (IsFence(text)) {
-        fence = !fence;
-        continue;
-      }
-      if (!fence && Bullet(text)) ++bullets;
+      if (Bullet(d.lines[line - 1])) ++bullets;
     }
   }
   return bullets;
@@ -891,29 +887,40 @@ WishLintReport LintWishMarkdown(std::string_view markdown, WishLintOptions optio
 }
 
 std::string ApplyWishFixes(std::string_view markdown, const WishLintReport& report) {
-  std::vector<std::string> lines = SplitLines(markdown);
+  const std::vector<std::string> lines = SplitLines(markdown);
   std::vector<const WishLintFix*> fixes;
   for (const WishLintViolation& v : report.violations) {
     if (v.fixable && v.fix) fixes.push_back(&*v.fix);
   }
+  // Genie splices bottom up, ties in report order. Fixes never overlap, so
+  // each lands in a slot of the original lines: an insert goes on top of
+  // its line's slot, a rewrite replaces its lines; one pass, not a splice
+  // per fix.
   std::stable_sort(fixes.begin(), fixes.end(),
                    [](const WishLintFix* a, const WishLintFix* b) { return a->line > b->line; });
+  std::vector<std::vector<std::string>> slots(lines.size() + 1);  // the last: after the end
+  for (size_t i = 0; i < lines.size(); ++i) slots[i] = {lines[i]};
   for (const WishLintFix* f : fixes) {
-    const std::ptrdiff_t at =
-        std::clamp<std::ptrdiff_t>(f->line - 1, 0, static_cast<std::ptrdiff_t>(lines.size()));
+    const size_t at = static_cast<size_t>(std::clamp<int64_t>(f->line - 1, 0, static_cast<int64_t>(lines.size())));
     if (f->kind == "insert") {
-      const std::vector<std::string> add = ContentLines(f->content, true);
-      lines.insert(lines.begin() + at, add.begin(), add.end());
-    } else {
-      const std::ptrdiff_t count = std::clamp<std::ptrdiff_t>(
-          f->end_line - f->line + 1, 0, static_cast<std::ptrdiff_t>(lines.size()) - at);
-      lines.erase(lines.begin() + at, lines.begin() + at + count);
-      const std::vector<std::string> add = ContentLines(f->content, false);
-      lines.insert(lines.begin() + at, add.begin(), add.end());
+      std::vector<std::string> add = ContentLines(f->content, true);
+      slots[at].insert(slots[at].begin(), add.begin(), add.end());
+      continue;
     }
+    const size_t last = static_cast<size_t>(
+        std::clamp<int64_t>(f->end_line - 1, static_cast<int64_t>(at), static_cast<int64_t>(lines.size()) - 1));
+    for (size_t i = at; i <= last && i < lines.size(); ++i) slots[i].clear();
+    slots[at] = ContentLines(f->content, false);
   }
   std::string out;
-  for (size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" : "") + lines[i];
+  bool first = true;
+  for (const std::vector<std::string>& slot : slots) {
+    for (const std::string& line : slot) {
+      if (!first) out += '\n';
+      out += line;
+      first = false;
+    }
+  }
   return out;
 }
 

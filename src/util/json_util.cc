@@ -99,7 +99,13 @@ Result<Json> ParseJson(std::string_view text, std::string_view source,
 Result<std::string> ReadFile(const std::string& path, int64_t max_bytes) {
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st)) return NotFoundError(path + ": no such file");
+  if (ec || !std::filesystem::exists(st)) {
+    // ENOENT says "no such file"; a loop of links, a name too long or a
+    // folder one may not enter says what it is.
+    if (!ec || ec == std::errc::no_such_file_or_directory) return NotFoundError(path + ": no such file");
+    if (ec == std::errc::permission_denied) return PermissionDeniedError(path + ": " + ec.message());
+    return InvalidArgumentError(path + ": " + ec.message());
+  }
   if (!std::filesystem::is_regular_file(st)) {
     return InvalidArgumentError(path + " is not a regular file");
   }
