@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 #include "test_util.h"
@@ -255,6 +256,26 @@ TEST_P(ApiTest, ConcurrentWritersAllSucceed) {
   // One event per progress note, the run's creation, and each agent's
   // registration by its first call.
   EXPECT_EQ(MustCall(*api_, "ledger.verify", Json::object())["events"], 401 + 8);
+}
+
+// writer_stats() may be asked from any thread, also while another thread's
+// first call opens the store (a data race ASan and TSan builds catch).
+TEST_P(ApiTest, WriterStatsMayBeReadWhileTheStoreOpens) {
+  const std::string location = GetParam() == "memory" ? ":memory:" : dir_.File("fresh.db");
+  ApiOptions options;
+  options.store.location = location;
+  options.group_commit = GetParam() == "file+group";
+  Result<std::unique_ptr<Api>> opened_api = Api::Open(options);  // the store opens on first call
+  ASSERT_TRUE(opened_api.ok()) << opened_api.status().ToString();
+  std::unique_ptr<Api> fresh = std::move(opened_api).value();
+  std::atomic<bool> opened{false};
+  std::thread reader([&] {
+    while (!opened.load()) (void)fresh->writer_stats();
+  });
+  MustCall(*fresh, "run.create", {{"profile", "baton"}, {"title", "t"}});
+  opened = true;
+  reader.join();
+  EXPECT_GE(fresh->writer_stats().items, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ApiTest, ::testing::Values("memory", "file", "file+group"),

@@ -89,6 +89,8 @@ void Api::Shutdown() {
 }
 
 WriterStats Api::writer_stats() const {
+  // Any thread may ask, also while another opens the store.
+  std::lock_guard<std::mutex> lock(open_mu_);
   return writer_ ? writer_->stats() : WriterStats{};
 }
 

@@ -105,9 +105,10 @@ class Api {
   std::shared_ptr<const MachineSet> machines_;
   Registry registry_;
 
-  std::mutex open_mu_;
+  mutable std::mutex open_mu_;
   bool shut_down_ = false;                // GUARDED_BY(open_mu_)
-  // Set once by EnsureStore, then read-only.
+  // Written once by EnsureStore under open_mu_; read without it only by a
+  // thread that has itself returned from EnsureStore (Call does first).
   std::unique_ptr<Store> store_;
   std::unique_ptr<Writer> writer_;
   StoreInfo info_;
