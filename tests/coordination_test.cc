@@ -32,7 +32,7 @@ class CoordinationTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     const std::string location = GetParam() == "memory" ? ":memory:" : dir_.File("baton.db");
-    api_ = testing::OpenApi(location, /*group_commit=*/GetParam() == "file+group");
+    api_ = testing::OpenApi(location, /*group_commit=*/GetParam() == "file+group", &time_);
     for (const char* id : {"coder", "reviewer"}) {
       MustCall(*api_, "agent.register", {{"id", id}, {"status", "idle"}}, Agent(id));
     }
@@ -65,6 +65,7 @@ class CoordinationTest : public ::testing::TestWithParam<std::string> {
   }
 
   testing::TempDir dir_;
+  testing::FakeTime time_;
   std::unique_ptr<Api> api_;
 };
 
@@ -222,7 +223,7 @@ TEST_P(CoordinationTest, ClaimsAreRefusedForUnknownAgentsHeldTasksAndOtherProjec
 TEST_P(CoordinationTest, ExpiredLeaseIsReclaimedAndTheFirstHoldersLateWriteIsRefused) {
   const std::string a = NewTask("a");
   Json first = MustCall(*api_, "task.claim", {{"task", a}, {"lease_ms", 1}}, Agent("coder"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  time_.Advance(20);
   Json second = MustCall(*api_, "task.claim", Json::object(), Agent("reviewer"));
   ASSERT_EQ(second["task"]["id"], a) << "claim-next takes over expired leases";
   EXPECT_EQ(second["lease"]["epoch"], 2);
@@ -293,9 +294,8 @@ TEST_P(CoordinationTest, ArchivingADoneDependencyLeavesItsDependentsAlone) {
 
 TEST_P(CoordinationTest, WorkOnALeaseKeepsAnAgentFromBeingLost) {
   const std::string a = NewTask("a");
-  // Margins a loaded machine keeps: silent 300 ms before the claim, lost
-  // after 200 ms (20 ms once failed when a file store's fsync took longer).
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Silent 300 ms before the claim; lost after 200 ms.
+  time_.Advance(300);
   MustCall(*api_, "task.claim", {{"task", a}}, Agent("coder"));
   Json result = MustCall(*api_, "agent.reconcile", {{"lost_after_ms", 200}}, Coordinator());
   for (const Json& lost : result["lost"]) EXPECT_NE(lost["id"], "coder");
@@ -315,7 +315,7 @@ TEST_P(CoordinationTest, AnAgentMayChangeOnlyItsOwnRegistration) {
 TEST_P(CoordinationTest, ReconcilerMarksSilentAgentsLostAndFreesTheirTasks) {
   const std::string a = NewTask("a");
   Json claim = MustCall(*api_, "task.claim", {{"task", a}}, Agent("coder"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  time_.Advance(30);
   MustCall(*api_, "agent.heartbeat", {{"id", "reviewer"}}, Agent("reviewer"));
   Json result = MustCall(*api_, "agent.reconcile", {{"lost_after_ms", 20}}, Coordinator());
   ASSERT_EQ(result["lost"].size(), 1u) << result.dump();

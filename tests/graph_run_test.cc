@@ -186,7 +186,7 @@ TEST_F(GraphRunTest, PausedBetweenNodesThenResumed) {
   std::thread runner([&] {
     out = api_->Call("graph.run", {{"text", kGatedFlow}, {"id", "g"}, {"workdir", work_}}, Human());
   });
-  while (!fs::exists(work_ + "/started")) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(testing::Eventually([&] { return fs::exists(work_ + "/started"); }));
   EXPECT_EQ(MustCall(*api_, "graph.pause", {{"id", "g"}})["status"], "paused");
   std::ofstream(work_ + "/go").put('\n');
   runner.join();
@@ -210,7 +210,7 @@ TEST_F(GraphRunTest, CancelledRunCannotBeResumed) {
   std::thread runner([&] {
     out = api_->Call("graph.run", {{"text", kGatedFlow}, {"id", "c"}, {"workdir", work_}}, Human());
   });
-  while (!fs::exists(work_ + "/started")) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(testing::Eventually([&] { return fs::exists(work_ + "/started"); }));
   const Json cancelled = MustCall(*api_, "graph.cancel", {{"id", "c"}, {"reason", "wrong issue"}});
   EXPECT_EQ(cancelled["status"], "failed");
   std::ofstream(work_ + "/go").put('\n');
@@ -286,7 +286,7 @@ TEST_F(GraphRunTest, ResumeRefusesAnEditedDefinitionWithoutTheCurrentNode) {
   std::thread runner([&] {
     out = api_->Call("graph.run", {{"file", file}, {"id", "e"}, {"workdir", work_}}, Human());
   });
-  while (!fs::exists(work_ + "/started")) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(testing::Eventually([&] { return fs::exists(work_ + "/started"); }));
   MustCall(*api_, "graph.pause", {{"id", "e"}});
   std::ofstream(work_ + "/go").put('\n');
   runner.join();
@@ -505,7 +505,7 @@ TEST_F(GraphRunTest, HttpLlmAndSlashCommandNodesStoreTheirResults) {
   server.Get("/missing", [](const httplib::Request&, httplib::Response& res) { res.status = 404; });
   const int port = server.bind_to_any_port("127.0.0.1");
   std::thread serving([&] { server.listen_after_bind(); });
-  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(testing::Eventually([&] { return server.is_running(); }));
   setenv("GRAPH_TEST_KEY", "sk-test", 1);
   const std::string base = "http://127.0.0.1:" + std::to_string(port);
   const std::string flow = "id: io\ninitialContext: {name: ada}\nnodes:\n"

@@ -20,7 +20,7 @@ const std::string kSinfoniaFixture =
 
 class InboxTest : public ::testing::Test {
  protected:
-  void SetUp() override { api_ = OpenApi(dir_.File("baton.db")); }
+  void SetUp() override { api_ = OpenApi(dir_.File("baton.db"), false, &time_); }
 
   Json Call(const std::string& op, const Json& in, const Actor& who = Granted(Coordinator())) {
     return MustCall(*api_, op, in, who);
@@ -40,6 +40,7 @@ class InboxTest : public ::testing::Test {
   }
 
   TempDir dir_;
+  testing::FakeTime time_;
   std::unique_ptr<Api> api_;
 };
 
@@ -189,7 +190,7 @@ TEST_F(InboxTest, AnAgentSilentPastItsLeaseStillHoldingTasksWaits) {
   const std::string task = Call("task.create", {{"run", run}, {"title", "port the parser"}})["id"];
   Json claimed = Call("task.claim", {{"run", run}, {"lease_ms", 1}}, Agent("coder"));
   ASSERT_EQ(claimed["task"]["id"], task) << claimed.dump();
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  time_.Advance(20);
   Json lost = Items("lost_agent");
   ASSERT_EQ(lost.size(), 1u) << Inbox().dump(2);
   EXPECT_EQ(lost[0]["from"], "coder");

@@ -263,7 +263,7 @@ TEST_P(MailTest, ListsPageForwardFromSinceOrShowTheNewest) {
 
 TEST_P(MailTest, WaitReturnsAMessageSentWhileWaitingWithoutMarkingIt) {
   std::thread sender([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_TRUE(testing::Eventually([&] { return api_->waiters() > 0; }));  // wake a waiter
     Send("coder", "wake up");
   });
   const int64_t start = NowMillis();

@@ -33,6 +33,7 @@ using mcp::McpSession;
 using mcp::RequestIo;
 using testing::Agent;
 using testing::Coordinator;
+using testing::Eventually;
 using testing::Human;
 using testing::LedgerLength;
 using testing::MustCall;
@@ -59,16 +60,6 @@ int ErrorCode(const Json& response) {
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-// Polls "done" for up to five seconds: a bound on a wait, not a timing check.
-bool Eventually(const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return done();
 }
 
 // Notifications sent from other threads (the change feed, a listen call).

@@ -301,7 +301,7 @@ TEST_P(QuestionTest, AWaiterWakesWhenTheHumanAnswers) {
   const std::string run = NewRun("sgai");
   const std::string id = Ask(run)["id"];
   std::thread human([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_TRUE(testing::Eventually([&] { return api_->waiters() > 0; }));  // answer a waiter
     MustCall(*api_, "question.answer", {{"id", id}, {"choices", {"yes"}}}, Human());
   });
   Json got = MustCall(*api_, "question.wait", {{"id", id}, {"timeout_ms", 20000}}, Coordinator());

@@ -5,10 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -27,10 +29,12 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit) {
+std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit,
+                             const TimeSource* time) {
   ApiOptions options;
   options.store.location = location;
   options.group_commit = group_commit;
+  options.time = time;
   options.validate_output = true;
   Result<std::unique_ptr<Api>> api = Api::Open(options);
   EXPECT_TRUE(api.ok()) << api.status().ToString();
@@ -38,6 +42,15 @@ std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit) {
   Status s = (*api)->EnsureStore();
   EXPECT_TRUE(s.ok()) << s.ToString();
   return std::move(api).value();
+}
+
+bool Eventually(const std::function<bool()>& done, int64_t timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return done();
 }
 
 Json MustCall(Api& api, const std::string& op, const Json& input, const Actor& actor) {

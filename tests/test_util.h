@@ -8,11 +8,15 @@
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "ops/api.h"
+#include "util/clock.h"
 
 namespace baton::testing {
 
@@ -28,8 +32,23 @@ class TempDir {
   std::string path_;
 };
 
-// An Api on "location" (":memory:" or a file); aborts the test on failure.
-std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit = false);
+// A clock that moves only when told: a test lets a lease expire or an
+// agent fall silent with Advance() instead of sleeping. It starts at the
+// system time, so the times it gives look like real ones.
+class FakeTime final : public TimeSource {
+ public:
+  FakeTime() : now_(::baton::NowMillis()) {}
+  int64_t NowMillis() const override { return now_.load(); }
+  void Advance(int64_t millis) { now_ += millis; }
+
+ private:
+  std::atomic<int64_t> now_;  // read by the writer thread under group commit
+};
+
+// An Api on "location" (":memory:" or a file) whose operations read the
+// time from "time" (null: the system clock); aborts the test on failure.
+std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit = false,
+                             const TimeSource* time = nullptr);
 
 inline Actor Human() { return Actor{"alice", "human"}; }
 inline Actor Coordinator() { return Actor{"coord", "coordinator"}; }
@@ -40,6 +59,10 @@ inline Actor Granted(Actor a) {
   a.grants = AllGrants();
   return a;
 }
+
+// Polls "done" until it holds or "timeout_ms" has passed: a bound on a wait,
+// never a timing check. The result of the last poll.
+bool Eventually(const std::function<bool()>& done, int64_t timeout_ms = 10000);
 
 // Calls and asserts success, returning the result (null JSON on failure,
 // after recording a test failure naming the op and status).

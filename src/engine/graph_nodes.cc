@@ -157,8 +157,12 @@ std::vector<std::string> AgentArgv(const GraphNode& node) {
   return argv;
 }
 
-Json Message(const std::string& type, const std::string& content, Json metadata) {
-  return {{"type", type}, {"content", content}, {"timestamp", NowRfc3339()}, {"metadata", std::move(metadata)}};
+Json Message(const GraphExecEnv& env, const std::string& type, const std::string& content,
+             Json metadata) {
+  return {{"type", type},
+          {"content", content},
+          {"timestamp", FormatTime(env.time->NowMillis())},
+          {"metadata", std::move(metadata)}};
 }
 
 GraphNodeOutcome RunAgent(const GraphNode& node, const std::string& prompt, const GraphExecEnv& env) {
@@ -172,10 +176,10 @@ GraphNodeOutcome RunAgent(const GraphNode& node, const std::string& prompt, cons
                                      {"prompt", prompt},
                                      {"duration", ran.duration}});
   const Json meta = {{"node", node.name}, {"seq", env.seq}};
-  out.history_append.push_back(Message("user", prompt, meta));
+  out.history_append.push_back(Message(env, "user", prompt, meta));
   Json answer_meta = meta;
   answer_meta["exitCode"] = ran.exit_code;
-  out.history_append.push_back(Message("assistant", ran.out, answer_meta));
+  out.history_append.push_back(Message(env, "assistant", ran.out, answer_meta));
   return out;
 }
 

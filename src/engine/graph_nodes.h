@@ -25,6 +25,7 @@
 
 #include "baton/status.h"
 #include "model/graph_def.h"
+#include "util/clock.h"
 #include "util/json_util.h"
 
 namespace baton {
@@ -34,6 +35,7 @@ struct GraphExecEnv {
   int64_t seq = 0;      // the execution's number in the run
   int attempt = 1;      // 1 for the first try of this execution
   std::string workdir;  // where relative cwd options start; "" = ours
+  const TimeSource* time = &SystemTime();  // the messages' timestamps
   // Asks a human node's question — {question, choices?, multiSelect?} — and
   // waits for the answer, returning the answered question (question.show's
   // shape). Set by the runner; a human node fails without it.

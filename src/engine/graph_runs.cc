@@ -209,9 +209,9 @@ static std::string RunnerName(const Json& runner) {
   return "pid " + std::to_string(runner.value("pid", int64_t{0})) + " on " + Str(runner, "host");
 }
 
-static Json NewRunner(const Json& in) {
+static Json NewRunner(const OpContext& ctx, const Json& in) {
   Json r = in.at("runner");
-  r["since"] = NowRfc3339();
+  r["since"] = ctx.now;
   return r;
 }
 
@@ -299,7 +299,7 @@ Result<Json> StartGraphRun(OpContext& ctx, const Json& in) {
                  {"workdir", in.value("workdir", "")},
                  {"entry", in.at("entry")},
                  {"initial", in.at("context")},
-                 {"runner", NewRunner(in)},
+                 {"runner", NewRunner(ctx, in)},
                  {"attempt", 0}}},
                {"conversationHistory", Json::array()}};
   if (in.contains("keep_last")) meta["graph"]["keep_last"] = in["keep_last"];
@@ -523,7 +523,7 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
   } else if (status != "running") {
     RETURN_IF_ERROR(MoveStatus(ctx, run, "running", "resumed at " + cursor));
   }
-  g["runner"] = NewRunner(in);
+  g["runner"] = NewRunner(ctx, in);
   ASSIGN_OR_RETURN(g["definition"], StoreDefinition(ctx, in.at("definition")));
   if (!run["cursor_index"].is_number_integer()) run["cursor_index"] = 1;  // an imported run
   if (!g.contains("entry")) g["entry"] = in.at("nodes").empty() ? Json(cursor) : in["nodes"][0];

@@ -22,8 +22,9 @@ namespace {
 constexpr size_t kMaxIdleReaders = 8;
 
 OpContext MakeContext(Txn& txn, const Actor& actor, const MachineSet& machines,
-                      const Operation& op, const StoreInfo* info, const PathScope& paths) {
-  const int64_t now = NowMillis();
+                      const Operation& op, const StoreInfo* info, const PathScope& paths,
+                      const TimeSource& time) {
+  const int64_t now = time.NowMillis();
   OpContext ctx{txn, actor, machines, op.name, FormatTime(now), now, info};
   ctx.paths = &paths;
   return ctx;
@@ -151,7 +152,7 @@ Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& 
   const std::string key = input.value("idempotency_key", "");
   std::vector<MirrorTarget> mirrors;
   Result<Json> result = writer_->Submit([&](Txn& txn) -> Result<Json> {
-    OpContext ctx = MakeContext(txn, actor, *machines_, op, &info_, paths_);
+    OpContext ctx = MakeContext(txn, actor, *machines_, op, &info_, paths_, time());
     // Keys are scoped by caller so that two agents cannot collide.
     const std::string scoped = actor.id + "\n" + key;
     std::string request_hash;
@@ -295,7 +296,7 @@ Result<Json> Api::RunRead(const Operation& op, const Json& input, const Actor& a
   {
     Result<std::unique_ptr<Txn>> txn = conn->Begin(TxnMode::kRead);
     if (!txn.ok()) return txn.status();
-    OpContext ctx = MakeContext(**txn, actor, *machines_, op, &info_, paths_);
+    OpContext ctx = MakeContext(**txn, actor, *machines_, op, &info_, paths_, time());
     result = Guarded(op, [&] { return op.handler(ctx, input); });
   }  // the read transaction ends here, before the connection goes back
   ReleaseReader(std::move(conn));
@@ -324,7 +325,7 @@ class NoStoreTxn final : public Txn {
 
 Result<Json> Api::RunWithoutStore(const Operation& op, const Json& input, const Actor& actor) {
   NoStoreTxn txn;
-  OpContext ctx = MakeContext(txn, actor, *machines_, op, nullptr, paths_);
+  OpContext ctx = MakeContext(txn, actor, *machines_, op, nullptr, paths_, time());
   return Guarded(op, [&] { return op.handler(ctx, input); });
 }
 
@@ -347,6 +348,7 @@ class Api::Runner final : public OpRunner {
     if (progress_) progress_(line);
   }
   const PathScope* paths() const override { return &api_.paths_; }
+  const TimeSource& time() const override { return api_.time(); }
 
  private:
   Api& api_;
@@ -377,6 +379,11 @@ void Api::NoteChange() {
   change_cv_.notify_all();
 }
 
+int Api::waiters() const {
+  std::lock_guard<std::mutex> lock(change_mu_);
+  return waiters_;
+}
+
 bool Api::WaitForChange(uint64_t* seen, int64_t deadline_ms) {
   // Other processes' writes are not seen here, so never sleep longer than
   // the poll interval: the caller re-reads the store after each wake-up.
@@ -388,8 +395,10 @@ bool Api::WaitForChange(uint64_t* seen, int64_t deadline_ms) {
     return false;
   }
   std::unique_lock<std::mutex> lock(change_mu_);
+  ++waiters_;
   change_cv_.wait_for(lock, std::chrono::milliseconds(std::min(kPollMillis, deadline_ms - now)),
                       [&] { return change_seq_ != *seen; });
+  --waiters_;
   *seen = change_seq_;
   return NowMillis() < deadline_ms;
 }

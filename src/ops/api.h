@@ -47,6 +47,10 @@ struct ApiOptions {
   // detector: a mismatch is Internal). On in tests and Debug builds, or with
   // BATON_CHECK_OUTPUT=1; it costs a validation per call.
   bool validate_output = DefaultValidateOutput();
+  // What operations see as "now" (ledger times, lease expiries, how long an
+  // agent has been silent). Null: the system clock. Waits (mail.wait,
+  // question.wait) keep the system clock: they sleep on it.
+  const TimeSource* time = nullptr;
 
   static bool DefaultValidateOutput();
 };
@@ -66,6 +70,7 @@ class Api {
   const MachineSet& machines() const { return *machines_; }
   // The roots and store callers' paths are checked against.
   const PathScope& paths() const { return paths_; }
+  const TimeSource& time() const { return options_.time ? *options_.time : SystemTime(); }
   // Opens the store now if no call has yet (Call opens it on first use).
   Status EnsureStore();
   WriterStats writer_stats() const;
@@ -78,6 +83,9 @@ class Api {
   // — or until "deadline_ms" (NowMillis time). "*seen" is the change count
   // the caller last saw and is updated. False once the deadline has passed.
   bool WaitForChange(uint64_t* seen, int64_t deadline_ms);
+  // How many threads are asleep in WaitForChange now: a test acts once a
+  // waiter is waiting instead of sleeping and hoping.
+  int waiters() const;
 
  private:
   Api() = default;
@@ -114,9 +122,10 @@ class Api {
   StoreInfo info_;
 
   // Bumped after every committed write, to wake procedures that wait.
-  std::mutex change_mu_;
+  mutable std::mutex change_mu_;
   std::condition_variable change_cv_;
   uint64_t change_seq_ = 0;  // GUARDED_BY(change_mu_)
+  int waiters_ = 0;          // GUARDED_BY(change_mu_)
 
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<Connection>> readers_;  // GUARDED_BY(pool_mu_)

@@ -188,6 +188,7 @@ struct Loop {
     env.run_id = run_id;
     env.seq = seq;
     env.workdir = workdir;
+    env.time = &runner.time();
     env.ask_human = [this, &node](const Json& q) { return AskHuman(node, q); };
     // Each program's process group is in the run before the program starts.
     env.on_process_start = [this, &node](int64_t pgid, int64_t start) {

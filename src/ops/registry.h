@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "engine/op_context.h"
+#include "util/clock.h"
 
 namespace baton {
 
@@ -52,6 +53,8 @@ class OpRunner {
   // The roots and store the caller's paths are checked against
   // (util/scoped_path.h); null: no path a caller names is accepted.
   virtual const PathScope* paths() const { return nullptr; }
+  // What the procedure's operations see as "now" (ApiOptions::time).
+  virtual const TimeSource& time() const { return SystemTime(); }
 };
 
 // An operation that is not one transaction: a long poll (mail.wait) or work

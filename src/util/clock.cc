@@ -29,6 +29,15 @@ std::string FormatTime(int64_t millis) {
 
 std::string NowRfc3339() { return FormatTime(NowMillis()); }
 
+const TimeSource& SystemTime() {
+  class System final : public TimeSource {
+   public:
+    int64_t NowMillis() const override { return ::baton::NowMillis(); }
+  };
+  static const System* const kSystem = new System();
+  return *kSystem;
+}
+
 int64_t ParseTime(std::string_view text) {
   std::tm tm{};
   int millis = 0;

@@ -14,6 +14,19 @@ namespace baton {
 
 // Milliseconds since the Unix epoch.
 int64_t NowMillis();
+
+// Where the engine's "now" comes from: the system clock, or in tests a clock
+// that moves only when told (tests/support/fake_time.h), so that a lease can
+// expire without anyone sleeping. Implementations are thread-safe.
+class TimeSource {
+ public:
+  virtual ~TimeSource() = default;
+  // Milliseconds since the Unix epoch.
+  virtual int64_t NowMillis() const = 0;
+};
+
+// The system clock (NowMillis()).
+const TimeSource& SystemTime();
 // RFC 3339 UTC with milliseconds.
 std::string FormatTime(int64_t millis);
 std::string NowRfc3339();

@@ -254,7 +254,7 @@ TEST(SecurityEngineLua, PatternsMeanWhatTheyMeanInLua) {
 class SecurityEngineAgents : public ::testing::Test {
  protected:
   void SetUp() override {
-    api_ = OpenApi(":memory:");
+    api_ = OpenApi(":memory:", false, &time_);
     MustCall(*api_, "agent.register", {{"id", "coder"}}, Agent("coder"));
     MustCall(*api_, "agent.register", {{"id", "reviewer"}}, Agent("reviewer"));
   }
@@ -266,10 +266,11 @@ class SecurityEngineAgents : public ::testing::Test {
   }
   // Makes "coder" lost: its heartbeat is old, the reconciler runs.
   Json LoseCoder() {
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    time_.Advance(30);
     MustCall(*api_, "agent.heartbeat", {{"id", "reviewer"}}, Agent("reviewer"));
     return MustCall(*api_, "agent.reconcile", {{"lost_after_ms", 20}}, Coordinator());
   }
+  testing::FakeTime time_;
   std::unique_ptr<Api> api_;
 };
 
