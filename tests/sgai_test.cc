@@ -98,6 +98,19 @@ TEST_F(SgaiProfile, NonCoordinatorCompleteIsDowngradedToAgentDone) {
   EXPECT_TRUE(events[0]["payload"]["downgraded"].get<bool>());
 }
 
+// sgai.update_workflow_state changes the run as its caller in a context of
+// its own: the run's seed-file mirror must still be rewritten after it.
+TEST_F(SgaiProfile, AWorkflowStateChangeRewritesTheRunsMirror) {
+  const std::string run = StartRun(Goal(kPlannerCoder, "# Goal\nShip it.\n"));
+  const std::string path = dir_.File("mirror-state.json");
+  MustCall(*api_, "mirror.bind", {{"run", run}, {"format", "sgai"}, {"path", path}},
+           testing::Granted(testing::Human()));
+  Update(run, "agent-done", Agent("planner"), {{"task", "planning"}});
+  std::ifstream in(path);
+  const Json mirrored = Json::parse(in);
+  EXPECT_EQ(mirrored["status"], "agent-done") << mirrored.dump(2);
+}
+
 TEST_F(SgaiProfile, CoordinatorCompletesWhenNoGateBlocks) {
   const std::string run =
       StartRun(Goal(kPlannerCoder, "# Goal\nShip it.\n", "completionGateScript: \"exit 0\"\n"));

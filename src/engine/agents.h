@@ -34,13 +34,6 @@ Result<Json> ResumeDecision(OpContext& ctx, const Json& in);
 // write (Api::MayRegisterOnFirstCall decides who; humans are not agents).
 Status RegisterOnFirstCall(OpContext& ctx);
 
-// The agent as JSON; NotFound naming the id and how to register it.
-Result<Json> LoadAgent(Txn& txn, const std::string& id);
-
-// FailedPrecondition when agent "id" is lost (it may not "doing" until it
-// registers again); NotFound when there is no such agent.
-Status CheckAgentNotLost(Txn& txn, const std::string& id, const std::string& doing);
-
 }  // namespace baton
 
 #endif  // BATON_SRC_ENGINE_AGENTS_H_

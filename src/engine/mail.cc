@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "engine/agent_rows.h"
 #include "engine/agents.h"
 #include "engine/core_services.h"
 #include "engine/ledger.h"

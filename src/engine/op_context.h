@@ -20,6 +20,8 @@
 
 namespace baton {
 
+struct EngineHooks;  // engine/engine_hooks.h
+
 struct OpContext {
   Txn& txn;
   const Actor& actor;
@@ -35,6 +37,8 @@ struct OpContext {
   // The roots and the store callers' paths are checked against (Api sets it;
   // null: no path a caller names is accepted).
   const PathScope* paths = nullptr;
+  // What rooms above the core add to its changes (Api sets it; null: none).
+  const EngineHooks* hooks = nullptr;
 
   TransitionContext transition() const { return {op, actor.role}; }
 

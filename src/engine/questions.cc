@@ -3,6 +3,7 @@
 #include <set>
 
 #include "engine/core_services.h"
+#include "engine/engine_hooks.h"
 #include "engine/ledger.h"
 #include "model/profile.h"
 #include "util/sha256.h"
@@ -254,19 +255,6 @@ Result<Json> ValidateAnswer(const Json& q, const Json& in) {
   return Json{{"answers", answers}, {"text", text}};
 }
 
-// sgai: approving the work gate moves the workflow to building.
-Status ApplyWorkGate(OpContext& ctx, const Json& q, const Json& answer, Json& payload) {
-  if (!q["work_gate"].get<bool>() || q["run_id"].is_null()) return Status();
-  bool approved = false;
-  for (const Json& choice : answer["answers"][0]) approved = approved || choice == kWorkGateApproval;
-  if (!approved) return Status();
-  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, q["run_id"].get<std::string>()));
-  if (run["profile"] != "sgai") return Status();
-  run["meta"]["interactionMode"] = "building";
-  payload["interaction_mode"] = "building";
-  return StoreRun(ctx, run);
-}
-
 Result<Json> WithRunStatus(Txn& txn, Json q) {
   q["run_status"] = Json();
   if (!q["run_id"].is_null()) {
@@ -409,7 +397,11 @@ Result<Json> AnswerQuestion(OpContext& ctx, const Json& in) {
                                  {SqlText(CanonicalJson(answer)), SqlText(ctx.actor.id),
                                   SqlText(ctx.now)}));
   Json payload = {{"question_id", id}, {"answer", answer}};
-  RETURN_IF_ERROR(ApplyWorkGate(ctx, q, answer, payload));
+  if (ctx.hooks != nullptr) {
+    for (const auto& hook : ctx.hooks->question_answered) {
+      RETURN_IF_ERROR(hook(ctx, q, answer, payload));
+    }
+  }
   const std::string run_id = q["run_id"].is_null() ? "" : q["run_id"].get<std::string>();
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                     .kind = "question.answered",

@@ -9,6 +9,7 @@
 
 #include "engine/core_services.h"
 #include "engine/ledger.h"
+#include "engine/questions.h"
 #include "model/sgai_flow.h"
 #include "util/clock.h"
 #include "util/subprocess.h"
@@ -398,6 +399,18 @@ std::string SgaiAgentName(const Actor& actor) {
   return IsSgaiCoordinator(actor) ? "coordinator" : actor.id;
 }
 
+Status ApplySgaiWorkGate(OpContext& ctx, const Json& question, const Json& answer, Json& payload) {
+  if (!question["work_gate"].get<bool>() || question["run_id"].is_null()) return Status();
+  bool approved = false;
+  for (const Json& choice : answer["answers"][0]) approved = approved || choice == kWorkGateApproval;
+  if (!approved) return Status();
+  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, question["run_id"].get<std::string>()));
+  if (run["profile"] != "sgai") return Status();
+  run["meta"]["interactionMode"] = "building";
+  payload["interaction_mode"] = "building";
+  return StoreRun(ctx, run);
+}
+
 Result<Json> SgaiApplyWorkflowState(OpContext& ctx, const Json& in) {
   const Json& c = in.at("caller");
   const Actor caller{c.at("id").get<std::string>(), c.at("role").get<std::string>()};
@@ -409,8 +422,13 @@ Result<Json> SgaiApplyWorkflowState(OpContext& ctx, const Json& in) {
                       .op = ctx.op,
                       .now = ctx.now,
                       .now_ms = ctx.now_ms,
-                      .store = ctx.store};
-  return ApplyAsCaller(as_caller, in, caller);
+                      .store = ctx.store,
+                      .paths = ctx.paths,
+                      .hooks = ctx.hooks};
+  Result<Json> applied = ApplyAsCaller(as_caller, in, caller);
+  // The runs it changed are the operation's: their mirrors are rewritten.
+  ctx.touched_runs.insert(as_caller.touched_runs.begin(), as_caller.touched_runs.end());
+  return applied;
 }
 
 Result<Json> SgaiNextAgent(OpContext& ctx, const Json& in) {

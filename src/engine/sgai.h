@@ -51,6 +51,11 @@ Result<Json> SgaiStart(OpContext& ctx, const Json& in);
 // downgraded, status_preserved, reverted: null | {gate, reason, status}, task}.
 Result<Json> SgaiApplyWorkflowState(OpContext& ctx, const Json& in);
 
+// The hook on question.answered (engine/engine_hooks.h): approving an sgai
+// run's work gate moves its workflow to building, and says so in the
+// question.answered event ("interaction_mode").
+Status ApplySgaiWorkGate(OpContext& ctx, const Json& question, const Json& answer, Json& payload);
+
 // sgai.next_agent: {run} -> {agent, reason, current, first_unread_recipient}.
 Result<Json> SgaiNextAgent(OpContext& ctx, const Json& in);
 // sgai.handoff: {run, to?} -> {run_id, from, to, reason, visit_count, status}.

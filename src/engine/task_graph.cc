@@ -4,9 +4,9 @@
 #include <cctype>
 #include <map>
 
-#include "engine/agents.h"
-#include "engine/boards.h"
+#include "engine/agent_rows.h"
 #include "engine/core_services.h"
+#include "engine/engine_hooks.h"
 #include "engine/ledger.h"
 #include "util/clock.h"
 
@@ -80,16 +80,6 @@ Result<std::string> TargetFor(const OpContext& ctx, const Json& task, Outcome ou
 }
 
 Json LeaseOf(const Json& task) { return task["lease"]; }
-
-// Work on a lease is a sign of life: the reconciler must not call an agent
-// lost while it claims, renews and completes (it may never send
-// agent.heartbeat itself).
-Status TouchAgent(OpContext& ctx, const std::string& agent) {
-  return ctx.txn
-      .Exec("UPDATE agents SET last_heartbeat_ms = ? WHERE id = ?",
-            {SqlInt(ctx.now_ms), SqlText(agent)})
-      .status();
-}
 
 // Aborted unless "agent" holds the lease on "task" at "epoch".
 Status CheckLease(const Json& task, const std::string& agent, int64_t epoch) {
@@ -394,8 +384,10 @@ Status OnTaskStatusChanged(OpContext& ctx, const std::string& task_id, const std
   // Dependents read only outcomes; ready -> in_progress changes none, and
   // archiving a finished task changes nothing it achieved.
   if (OutcomeOf(from) == OutcomeOf(to) || Lower(to) == "archived") return Status();
-  // A card in an auto-advancing column moves on when its work is done.
-  if (OutcomeOf(to) == Outcome::kSuccess) RETURN_IF_ERROR(AdvanceOnCompletion(ctx, task_id));
+  // Rooms above react first (a board's card moves on when its work is done).
+  if (OutcomeOf(to) == Outcome::kSuccess && ctx.hooks != nullptr) {
+    for (const auto& hook : ctx.hooks->task_succeeded) RETURN_IF_ERROR(hook(ctx, task_id));
+  }
   ASSIGN_OR_RETURN(std::vector<Row> dependents,
                    ctx.txn.Query("SELECT task_id FROM task_deps WHERE depends_on_id = ? AND "
                                  "dep_type IN ('depends_on', 'blocks')",

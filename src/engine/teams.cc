@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <set>
 
-#include "engine/agents.h"
+#include "engine/agent_rows.h"
 #include "engine/core_services.h"
 #include "engine/ledger.h"
 #include "engine/task_graph.h"

@@ -23,10 +23,11 @@ constexpr size_t kMaxIdleReaders = 8;
 
 OpContext MakeContext(Txn& txn, const Actor& actor, const MachineSet& machines,
                       const Operation& op, const StoreInfo* info, const PathScope& paths,
-                      const TimeSource& time) {
+                      const TimeSource& time, const EngineHooks& hooks) {
   const int64_t now = time.NowMillis();
   OpContext ctx{txn, actor, machines, op.name, FormatTime(now), now, info};
   ctx.paths = &paths;
+  ctx.hooks = &hooks;
   return ctx;
 }
 
@@ -152,7 +153,7 @@ Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& 
   const std::string key = input.value("idempotency_key", "");
   std::vector<MirrorTarget> mirrors;
   Result<Json> result = writer_->Submit([&](Txn& txn) -> Result<Json> {
-    OpContext ctx = MakeContext(txn, actor, *machines_, op, &info_, paths_, time());
+    OpContext ctx = MakeContext(txn, actor, *machines_, op, &info_, paths_, time(), registry_.hooks());
     // Keys are scoped by caller so that two agents cannot collide.
     const std::string scoped = actor.id + "\n" + key;
     std::string request_hash;
@@ -296,7 +297,7 @@ Result<Json> Api::RunRead(const Operation& op, const Json& input, const Actor& a
   {
     Result<std::unique_ptr<Txn>> txn = conn->Begin(TxnMode::kRead);
     if (!txn.ok()) return txn.status();
-    OpContext ctx = MakeContext(**txn, actor, *machines_, op, &info_, paths_, time());
+    OpContext ctx = MakeContext(**txn, actor, *machines_, op, &info_, paths_, time(), registry_.hooks());
     result = Guarded(op, [&] { return op.handler(ctx, input); });
   }  // the read transaction ends here, before the connection goes back
   ReleaseReader(std::move(conn));
@@ -325,7 +326,7 @@ class NoStoreTxn final : public Txn {
 
 Result<Json> Api::RunWithoutStore(const Operation& op, const Json& input, const Actor& actor) {
   NoStoreTxn txn;
-  OpContext ctx = MakeContext(txn, actor, *machines_, op, nullptr, paths_, time());
+  OpContext ctx = MakeContext(txn, actor, *machines_, op, nullptr, paths_, time(), registry_.hooks());
   return Guarded(op, [&] { return op.handler(ctx, input); });
 }
 

@@ -399,6 +399,8 @@ Status AddTransferOps(Registry& r) {
 }  // namespace
 
 Status RegisterBoardOps(Registry& registry) {
+  // A card in an auto-advancing column moves on when its task succeeds.
+  registry.hooks().task_succeeded.push_back(AdvanceOnCompletion);
   RETURN_IF_ERROR(AddTemplateOps(registry));
   RETURN_IF_ERROR(AddBoardCrudOps(registry));
   RETURN_IF_ERROR(AddCardOps(registry));

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/engine_hooks.h"
 #include "engine/op_context.h"
 #include "util/clock.h"
 
@@ -100,8 +101,14 @@ class Registry {
   // {name, summary, roles, mutating, annotations, input_schema, output_schema}
   static Json Describe(const Operation& op);
 
+  // What the rooms above the engine's core add to its changes; each adds its
+  // hooks with its operations. Every operation's context points here.
+  EngineHooks& hooks() { return hooks_; }
+  const EngineHooks& hooks() const { return hooks_; }
+
  private:
   std::map<std::string, Operation, std::less<>> ops_;
+  EngineHooks hooks_;
 };
 
 // PermissionDenied unless "role" may call "op".

@@ -262,6 +262,7 @@ Status AddUsageOps(Registry& r) {
 }  // namespace
 
 Status RegisterSgaiOps(Registry& registry) {
+  registry.hooks().question_answered.push_back(ApplySgaiWorkGate);
   RETURN_IF_ERROR(AddWorkflowOps(registry));
   RETURN_IF_ERROR(AddTodoOps(registry));
   RETURN_IF_ERROR(AddAgentOps(registry));
