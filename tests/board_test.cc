@@ -1,4 +1,4 @@
-// Boards and board templates (src/engine/boards.h) through Api::Call, on an
+// Boards and board templates (src/engine/coord/boards.h) through Api::Call, on an
 // in-memory and a file store. Orphan repair and auto-advance reach under the
 // API (a raw UPDATE, a direct engine call) and run on a file store only.
 
@@ -7,7 +7,7 @@
 #include <functional>
 #include <set>
 
-#include "engine/boards.h"
+#include "engine/coord/boards.h"
 #include "test_util.h"
 #include "util/clock.h"
 

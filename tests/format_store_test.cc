@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/imports.h"
+#include "engine/interchange/imports.h"
 #include "formats/format.h"
 #include "formats/lifecycle.h"
 #include "model/profile.h"

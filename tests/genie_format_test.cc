@@ -1,6 +1,6 @@
 // Genie's seed formats: the wish state (genie-wish) and the task export
 // (genie-board). Real files are read and written back byte for byte; images
-// are checked against the layout engine/wishes.cc gives a wish run, and the
+// are checked against the layout engine/profiles/genie/wishes.cc gives a wish run, and the
 // WishStateDocument against the wish.status operation on a store; refusals
 // name the field; other profiles' runs are written with notes.
 
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/wishes.h"
+#include "engine/profiles/genie/wishes.h"
 #include "formats/format.h"
 #include "model/wish_md.h"
 #include "test_util.h"
@@ -103,7 +103,7 @@ TEST(GenieWishTest, ImageIsLaidOutAsWishCreateLaysOutAWish) {
   EXPECT_EQ(run["title"], "Wish: auth-overhaul");
   EXPECT_EQ(run["meta"]["slug"], "auth-overhaul");
   EXPECT_EQ(run["meta"]["wish_file"], "");
-  // The wishes table's signature, computed as engine/wishes.cc computes it.
+  // The wishes table's signature, computed as engine/profiles/genie/wishes.cc computes it.
   EXPECT_EQ(
       run["meta"]["groupsSignature"],
       WishSignature({{"1", "", {}}, {"2", "", {"1"}}, {"3", "", {"1"}}, {"4", "", {"2", "3"}}}));
@@ -322,7 +322,7 @@ TEST(GenieWishTest, RefusesAnImageWithoutARun) {
 
 // ---- WishStateDocument against the wish.status operation ---------------------
 
-// The run's image as engine/imports.h exports one: the run row and its tasks
+// The run's image as engine/interchange/imports.h exports one: the run row and its tasks
 // with dependencies as refs (built here from the operations' answers).
 RunImage ImageFromStore(Api& api, const std::string& run_id) {
   Json run = testing::MustCall(api, "run.show", {{"id", run_id}});

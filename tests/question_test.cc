@@ -6,7 +6,7 @@
 
 #include <thread>
 
-#include "engine/questions.h"
+#include "engine/core/questions.h"
 #include "test_util.h"
 #include "util/sha256.h"
 

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/ledger.h"
+#include "engine/ledger/ledger.h"
 #include "formats/reader.h"
 #include "store/store.h"
 #include "test_util.h"
@@ -448,7 +448,7 @@ TEST(SgaiFormatTest, AnImageOfAnotherProfileIsWrittenWithNotes) {
 // ---- SgaiDocument against the sgai.state operation ----
 
 // The image of one run, built from the store's rows as docs/formats.md
-// describes it (what engine/imports.h exports).
+// describes it (what engine/interchange/imports.h exports).
 Json ImageFromStore(const std::string& db, const std::string& run_id) {
   Result<std::unique_ptr<Store>> store = Store::Open({.location = db});
   EXPECT_TRUE(store.ok());

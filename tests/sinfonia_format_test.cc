@@ -508,7 +508,7 @@ TEST(SinfoniaFormatTest, RunOfAnotherProfileIsWrittenWithNotes) {
 }
 
 TEST(SinfoniaFormatTest, IndexDataHasTheShapeOfSinfoniaState) {
-  // A run as the sinfonia operations lay it out (engine/sinfonia.cc).
+  // A run as the sinfonia operations lay it out (engine/profiles/sinfonia/sinfonia.cc).
   const RunImage image = Json::parse(R"({
     "image": 1,
     "run": {"id": "prd-1", "profile": "sinfonia", "machine": "sinfonia.workflow",

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/core_services.h"
+#include "engine/core/core_services.h"
 #include "formats/format.h"
 #include "formats/sinfonia_format.h"
 #include "store/store.h"
@@ -20,7 +20,7 @@ using testing::MustCall;
 const std::string kFixture =
     BATON_SOURCE_DIR "/../shared/fixtures/seeds/sinfonia/workflows/create-prd";
 
-// The run's image, read as engine/imports.cc ExportImage reads it (the rows
+// The run's image, read as engine/interchange/imports.cc ExportImage reads it (the rows
 // sinfonia.state looks at).
 RunImage ImageOf(const std::string& location, const std::string& run_id) {
   Result<std::unique_ptr<Store>> store = Store::Open({.location = location});

@@ -2,7 +2,7 @@
 // workflow machine, step discovery, completeStep, the approval gate, the
 // failure actions, sessions, compaction and resume.
 
-#include "engine/sinfonia.h"
+#include "engine/profiles/sinfonia/sinfonia.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <thread>
 
-#include "engine/writer.h"
+#include "engine/ledger/writer.h"
 #include "store/migrations/migrations.h"
 #include "test_util.h"
 

@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "cli/cli.h"
-#include "engine/tokens.h"
+#include "engine/core/tokens.h"
 #include "http/server.h"
 #include "ops/notifier.h"
 

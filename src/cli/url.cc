@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
-#include "engine/tokens.h"
+#include "engine/core/tokens.h"
 
 namespace baton {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "cli/repo_scope.h"
 #include "cli/ticker.h"
-#include "engine/imports.h"
+#include "engine/interchange/imports.h"
 #include "util/atomic_file.h"
 
 namespace baton {

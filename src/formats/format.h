@@ -10,7 +10,7 @@
 // same image always gives the same bytes.
 //
 // Formats are pure: text in, image out, and back. No I/O, no store; the
-// engine (engine/imports.h) moves images in and out of the store, and the
+// engine (engine/interchange/imports.h) moves images in and out of the store, and the
 // fuzz targets in fuzz/ drive the readers directly.
 //
 // Errors: a reader refuses bad input with InvalidArgument naming the source,

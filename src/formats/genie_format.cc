@@ -117,7 +117,7 @@ Status CheckWishGraph(const std::vector<WishGroupIn>& groups, const std::string&
   return Status();
 }
 
-// engine/wishes.cc's WishSignature: SHA-256 of the canonical JSON of the
+// engine/profiles/genie/wishes.cc's WishSignature: SHA-256 of the canonical JSON of the
 // groups sorted by name, each {name, dependsOn sorted}.
 std::string GroupsSignature(const std::vector<WishGroupIn>& groups) {
   std::vector<std::pair<std::string, std::vector<std::string>>> sorted;

@@ -8,7 +8,7 @@
 //   genie-board  a `genie task export` snapshot (.genie/roadmap.json):
 //                {schemaVersion, meta, boards, tasks, task_dependencies, ...}.
 //
-// Both read into a run of profile "genie" laid out as engine/wishes.cc and
+// Both read into a run of profile "genie" laid out as engine/profiles/genie/wishes.cc and
 // the task operations lay one out. A wish is a run whose meta holds "slug",
 // "wish_file" and "groupsSignature" (the wishes table's row: slug, wish_file
 // and signature) and whose groups are tasks of kind "group" keyed by the
@@ -28,7 +28,7 @@
 namespace baton {
 
 // What the wish.status operation returns for the wish run in "image" (an
-// image of a genie run made by wish.create, as engine/imports.h exports it):
+// image of a genie run made by wish.create, as engine/interchange/imports.h exports it):
 // {wish, run_id, title, wish_file, signature, groups: {name: {status,
 // dependsOn, task_id, title, assignee?, startedAt?, completedAt?,
 // blocked_reason?}}, createdAt, updatedAt} -- Genie's WishState with baton's

@@ -5,7 +5,7 @@
 // format; SgaiDocument is the one renderer of the document, shared by the
 // writer and by the `sgai.state` operation.
 //
-// The image is laid out as the sgai operations lay out a run (engine/sgai.h):
+// The image is laid out as the sgai operations lay out a run (engine/profiles/sgai/sgai.h):
 //   run.meta      task, goalChecksum, visitCounts, currentAgent, agentSequence,
 //                 sessionId, interactionMode, modelStatuses, currentModel,
 //                 summary, summaryManual — each only when the file has it;

@@ -16,7 +16,7 @@
 // is written as Sinfonia writes it, so its files round-trip byte for byte.
 //
 // The run image is laid out as the sinfonia operations lay out a run
-// (engine/sinfonia.h): run status = workflow_status (machine
+// (engine/profiles/sinfonia/sinfonia.h): run status = workflow_status (machine
 // sinfonia.workflow), cursor = current_step, cursor_index =
 // current_step_index, run.meta {workflow_id, goal, context}; steps are tasks
 // of kind "step" (key = the step, position = its 1-based place, assignee =
@@ -64,7 +64,7 @@ namespace baton {
 // current_step_index, total_steps, session_id, created_at, updated_at,
 // version, title, description, goal, steps[], artifacts[], decisions[],
 // sessions[], context}. For the image of a run made by the sinfonia
-// operations (engine/imports.h ExportImage) it equals SinfoniaState's answer;
+// operations (engine/interchange/imports.h ExportImage) it equals SinfoniaState's answer;
 // for a run of another profile the statuses are converted and its tasks are
 // the steps (see WriteSinfoniaIndex). One difference, deliberate: an
 // imported artifact whose notes were not "source → target" keeps its notes

@@ -75,7 +75,7 @@ std::string StatusIn(const std::string& from, const std::string& status, const s
 }
 
 // The tasks "pick" accepts, in the order the stigmergy operations list them:
-// by position, then key (engine/stigmergy.cc Items).
+// by position, then key (engine/profiles/stigmergy/stigmergy.cc Items).
 template <typename Pick>
 std::vector<const Json*> Sorted(const Json& tasks, Pick pick) {
   std::vector<const Json*> out;

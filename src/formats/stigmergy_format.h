@@ -3,7 +3,7 @@
 // Stigmergy's `.ai/state.json` (format "stigmergy", profile "stigmergy";
 // reference/seed-systems.md part 2 §2). ReadStigmergyState (format.h) reads
 // schema 2.0 and the 3.x variants into a run image laid out as the
-// stigmergy.* operations lay out a run (engine/stigmergy.cc):
+// stigmergy.* operations lay out a run (engine/profiles/stigmergy/stigmergy.cc):
 //
 //   run      status = project_status (a 2.0 status; 3.x ones are mapped, see
 //            below), title = project_name, meta {schema_version "2.0",
@@ -60,7 +60,7 @@ namespace baton {
 nlohmann::ordered_json StigmergyDocument(const RunImage& image, std::vector<std::string>* notes);
 
 // epic_id as 2.0 writes an epic's key: a number when the key is one of at
-// most 18 digits, else the key as it is (engine/stigmergy.cc EpicId).
+// most 18 digits, else the key as it is (engine/profiles/stigmergy/stigmergy.cc EpicId).
 Json StigmergyEpicId(const std::string& key);
 
 }  // namespace baton

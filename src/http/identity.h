@@ -5,7 +5,7 @@
 //
 // "token" (the default of `baton serve`): the caller proves who it is with
 // "Authorization: Bearer <secret>". The human's secret (the file beside the
-// store, engine/tokens.h HumanSecretPath) is the human: the local user's id,
+// store, engine/core/tokens.h HumanSecretPath) is the human: the local user's id,
 // role human, every grant. Any other secret must be a live token
 // (token.create): its agent, role and grants. Nothing else is believed: a
 // request without a credential, or with an unknown or revoked one, is
@@ -43,7 +43,7 @@ struct CallerAuth {
   // The human's secret; "" when no credential is the human's (tokens only).
   std::string human_secret;
   // The dashboard's session cookie (http/server.cc sets it from
-  // POST /v1/session; engine/tokens.h "sessions"): it counts only with the
+  // POST /v1/session; engine/core/tokens.h "sessions"): it counts only with the
   // page's proof beside it (X-Baton-Proof, or ?proof= for an EventSource),
   // since browsers send a cookie to every port of the host. "" for none. A
   // request it authenticates that changes anything (not GET or HEAD) must

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "engine/questions.h"
+#include "engine/core/questions.h"
 #include "mcp/tools.h"
 
 namespace baton::mcp {

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "engine/agents.h"
-#include "engine/witness.h"
+#include "engine/core/agents.h"
+#include "engine/ledger/witness.h"
 #include "model/json_schema.h"
 #include "util/atomic_file.h"
 #include "util/clock.h"
@@ -79,7 +79,7 @@ Status Api::EnsureStore() {
   info_ = store->info();
   store_ = std::move(store);
   // Each seed-file mirror carries the head it was written at: a store
-  // behind one has lost acknowledged commits (engine/witness.h).
+  // behind one has lost acknowledged commits (engine/ledger/witness.h).
   writer_->AddWitnesses(MirrorWitnesses());
   return Status();
 }

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/imports.h"
-#include "engine/writer.h"
+#include "engine/interchange/imports.h"
+#include "engine/ledger/writer.h"
 #include "ops/registry.h"
 
 namespace baton {
@@ -102,7 +102,7 @@ class Api {
   // false: the path no longer mirrors that run in that format.
   Result<bool> WriteMirror(const MirrorTarget& mirror);
   void NoteChange();
-  // The ledger heads the bound mirrors carry (engine/witness.h).
+  // The ledger heads the bound mirrors carry (engine/ledger/witness.h).
   std::vector<Witness> MirrorWitnesses();
   class Runner;
   Result<std::unique_ptr<Connection>> AcquireReader();

@@ -1,7 +1,7 @@
 // Operations on boards and board templates (Genie's kanban boards); the
-// rules are in src/engine/boards.h.
+// rules are in src/engine/coord/boards.h.
 
-#include "engine/boards.h"
+#include "engine/coord/boards.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 

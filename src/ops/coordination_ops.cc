@@ -1,8 +1,8 @@
 // Operations of the work graph (dependencies, claims under leases) and the
 // agent registry.
 
-#include "engine/agents.h"
-#include "engine/task_graph.h"
+#include "engine/core/agents.h"
+#include "engine/core/task_graph.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 

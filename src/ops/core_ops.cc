@@ -1,6 +1,6 @@
 // The core operations of issue #2: projects, runs and tasks.
 
-#include "engine/core_services.h"
+#include "engine/core/core_services.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 

@@ -1,7 +1,7 @@
 // Seed formats as operations (docs/formats.md): run.import, run.export and
 // the mirror.* group.
 
-#include "engine/imports.h"
+#include "engine/interchange/imports.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 

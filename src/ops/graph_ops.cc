@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "baton/error_table.h"
-#include "engine/core_services.h"
-#include "engine/graph_runs.h"
+#include "engine/core/core_services.h"
+#include "engine/graph/graph_runs.h"
 #include "model/graph_def.h"
 #include "ops/api.h"
 #include "ops/graph_runner.h"

@@ -9,7 +9,7 @@
 #include <set>
 #include <thread>
 
-#include "engine/graph_nodes.h"
+#include "engine/graph/graph_nodes.h"
 #include "util/clock.h"
 #include "util/sha256.h"
 #include "util/scoped_path.h"

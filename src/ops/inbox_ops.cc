@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "engine/core_services.h"
-#include "engine/inbox.h"
+#include "engine/core/core_services.h"
+#include "engine/inbox/inbox.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 

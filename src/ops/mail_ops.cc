@@ -1,9 +1,9 @@
 // Operations of the mailbox (send, inbox, outbox, a long-polling wait, push
-// delivery into idle agents) and the team chat. See engine/mail.h.
+// delivery into idle agents) and the team chat. See engine/coord/mail.h.
 
 #include <set>
 
-#include "engine/mail.h"
+#include "engine/coord/mail.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 #include "util/clock.h"

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "engine/approvals.h"
-#include "engine/core_services.h"
-#include "engine/questions.h"
+#include "engine/core/approvals.h"
+#include "engine/core/core_services.h"
+#include "engine/core/questions.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 #include "util/clock.h"

@@ -23,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/engine_hooks.h"
-#include "engine/op_context.h"
+#include "engine/core/engine_hooks.h"
+#include "engine/ledger/op_context.h"
 #include "util/clock.h"
 
 namespace baton {

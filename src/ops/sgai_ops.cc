@@ -1,8 +1,8 @@
-// Operations of the sgai profile (engine/sgai.h, docs/profiles/sgai.md):
+// Operations of the sgai profile (engine/profiles/sgai/sgai.h, docs/profiles/sgai.md):
 // start from GOAL.md, update_workflow_state with its completion gates, todo
 // lists, hand-offs, usage, model statuses and the state document.
 
-#include "engine/sgai.h"
+#include "engine/profiles/sgai/sgai.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 

@@ -2,8 +2,8 @@
 // Approve and reject are approval.approve / approval.reject, which call
 // SinfoniaApplyApproval for sinfonia runs.
 
-#include "engine/core_services.h"
-#include "engine/sinfonia.h"
+#include "engine/core/core_services.h"
+#include "engine/profiles/sinfonia/sinfonia.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 

@@ -1,7 +1,7 @@
 // The Stigmergy profile (issue #4 item 4): the v2.0 project ledger as a run.
 // Rules and their sources: docs/profiles/stigmergy.md.
 
-#include "engine/stigmergy.h"
+#include "engine/profiles/stigmergy/stigmergy.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 

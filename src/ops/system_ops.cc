@@ -1,8 +1,8 @@
 // Operations about baton itself: the ledger, machines, operations and store.
 
-#include "engine/ledger.h"
-#include "engine/ledger_replay.h"
-#include "engine/witness.h"
+#include "engine/ledger/ledger.h"
+#include "engine/ledger/ledger_replay.h"
+#include "engine/ledger/witness.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 

@@ -1,7 +1,7 @@
 // Operations on teams: agents sharing one git branch in a shared clone
-// (engine/teams.h).
+// (engine/coord/teams.h).
 
-#include "engine/teams.h"
+#include "engine/coord/teams.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 

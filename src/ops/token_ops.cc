@@ -1,6 +1,6 @@
 // Bearer tokens for HTTP callers: token.*.
 
-#include "engine/tokens.h"
+#include "engine/core/tokens.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 

@@ -1,7 +1,7 @@
 // Genie's wishes: execution groups with dependencies, from WISH.md or JSON.
 
 #include "baton/error_table.h"
-#include "engine/wishes.h"
+#include "engine/profiles/genie/wishes.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
 

@@ -20,7 +20,7 @@
 #include <sstream>
 #include <thread>
 
-#include "engine/tokens.h"
+#include "engine/core/tokens.h"
 #include "test_util.h"
 
 namespace baton::testing {

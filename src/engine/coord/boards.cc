@@ -1,0 +1,674 @@
+#include "engine/coord/boards.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "engine/coord/board_columns.h"
+#include "engine/core/core_services.h"
+#include "engine/ledger/ledger.h"
+#include "model/embedded.h"
+#include "util/clock.h"
+
+namespace baton {
+
+namespace {
+
+using namespace boards_internal;  // NOLINT: the service's own helpers
+
+constexpr char kBoardColumns[] =
+    "id, name, project_id, description, template, columns, config, version, created_at, "
+    "updated_at";
+
+// ---- Boards -----------------------------------------------------------------
+
+Json BoardRowToJson(const Row& r) {
+  return Json{{"id", r.Str(0)},
+              {"name", r.Str(1)},
+              {"project_id", RowTextOrNull(r, 2)},
+              {"description", r.Str(3)},
+              {"template", RowTextOrNull(r, 4)},
+              {"columns", RowJsonOr(r, 5, Json::array())},
+              {"config", RowJsonOr(r, 6, Json::object())},
+              {"version", r.Int(7)},
+              {"created_at", r.Str(8)},
+              {"updated_at", r.Str(9)}};
+}
+
+Result<Json> LoadBoard(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(
+      Row row, txn.QueryOne(std::string("SELECT ") + kBoardColumns + " FROM boards WHERE id = ?",
+                            {SqlText(id)}, "board " + id));
+  return BoardRowToJson(row);
+}
+
+// The board "in.board" names (id, or name within "in.project" if given).
+Result<Json> ResolveBoard(Txn& txn, const Json& in) {
+  const std::string key = in.at("board").get<std::string>();
+  std::string sql =
+      std::string("SELECT ") + kBoardColumns + " FROM boards WHERE (id = ? OR name = ?)";
+  std::vector<SqlValue> params = {SqlText(key), SqlText(key)};
+  std::string scope;
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(txn, in["project"].get<std::string>()));
+    sql += " AND project_key = ?";
+    params.push_back(SqlText(pid));
+    scope = " in project " + pid;
+  }
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql + " ORDER BY project_key", params));
+  for (const Row& r : rows) {
+    if (r.Str(0) == key) return BoardRowToJson(r);
+  }
+  if (rows.size() == 1) return BoardRowToJson(rows[0]);
+  if (rows.empty()) return NotFoundError("board: no board with id or name " + Quote(key) + scope);
+  std::vector<std::string> projects;
+  projects.reserve(rows.size());
+  for (const Row& r : rows) projects.push_back(r.IsNull(2) ? "(none)" : r.Str(2));
+  return InvalidArgumentError("board: several boards are named " + Quote(key) + " (projects: " +
+                              JoinNames(projects) + "); pass project, or the board id");
+}
+
+// The column "ref" names (its id, else its name) on "board".
+Result<Json> ColumnOf(const Json& board, const std::string& ref, const char* field) {
+  for (const Json& c : board["columns"]) {
+    if (c["id"] == ref) return c;
+  }
+  for (const Json& c : board["columns"]) {
+    if (c["name"] == ref) return c;
+  }
+  return InvalidArgumentError(std::string(field) + ": board " + Quote(Str(board, "name")) +
+                              " has no column " + Quote(ref) +
+                              " (columns: " + ColumnNames(board["columns"]) + ")");
+}
+
+const Json* ColumnById(const Json& board, const std::string& id) {
+  for (const Json& c : board["columns"]) {
+    if (c["id"] == id) return &c;
+  }
+  return nullptr;
+}
+
+Json BoardRef(const Json& board) { return Json{{"id", board["id"]}, {"name", board["name"]}}; }
+
+std::string RunIdOf(const Json& task) { return Str(task, "run_id"); }
+
+std::string ProjectLabel(const Json& project_id) {
+  return project_id.is_string() ? "project " + project_id.get<std::string>() : "no project";
+}
+
+Status SetPlacement(OpContext& ctx, const std::string& task_id, const std::string& board_id,
+                    const std::string& column_id) {
+  return ctx.txn
+      .Exec(
+          "UPDATE tasks SET board_id = ?, board_column = ?, version = version + 1, "
+          "updated_at = ? WHERE id = ?",
+          {SqlTextOrNull(board_id), SqlTextOrNull(column_id), SqlText(ctx.now), SqlText(task_id)})
+      .status();
+}
+
+Result<Json> InsertBoard(OpContext& ctx, const std::string& name, const std::string& project_id,
+                         const std::string& description, const Json& template_name,
+                         const Json& columns, Json payload) {
+  ASSIGN_OR_RETURN(std::vector<Row> taken,
+                   ctx.txn.Query("SELECT id FROM boards WHERE project_key = ? AND name = ?",
+                                 {SqlText(project_id), SqlText(name)}));
+  if (!taken.empty()) {
+    return AlreadyExistsError("name: " +
+                              (project_id.empty()
+                                   ? std::string("a board without a project")
+                                   : "project " + project_id + " already has a board") +
+                              " named " + Quote(name) + " (" + taken[0].Str(0) + ")" +
+                              (project_id.empty() ? " already exists" : ""));
+  }
+  const std::string id = NewId("board");
+  RETURN_IF_ERROR(
+      ctx.txn
+          .Exec("INSERT INTO boards (id, name, project_key, project_id, description, "
+                "template, columns, config, version, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, '{}', 1, ?, ?)",
+                {SqlText(id), SqlText(name), SqlText(project_id), SqlTextOrNull(project_id),
+                 SqlText(description),
+                 template_name.is_string() ? SqlText(template_name.get<std::string>()) : SqlNull(),
+                 SqlText(CanonicalJson(columns)), SqlText(ctx.now), SqlText(ctx.now)})
+          .status());
+  Json names = Json::array();
+  for (const Json& c : columns) names.push_back(c["name"]);
+  payload.update({{"board_id", id},
+                  {"name", name},
+                  {"project_id", project_id.empty() ? Json() : Json(project_id)},
+                  {"template", template_name},
+                  {"columns", names}});
+  RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "board.created",
+                                    .summary = "board " + name + " created with columns " +
+                                               ColumnNames(columns),
+                                    .payload = payload})
+                      .status());
+  return LoadBoard(ctx.txn, id);
+}
+
+// The board a task is on; FailedPrecondition when it is on none.
+Result<Json> BoardOfTask(Txn& txn, const Json& task) {
+  if (!task["board_id"].is_string()) {
+    return FailedPreconditionError("task: task " + Str(task, "id") +
+                                   " is not on a board; board.add_task puts it on one");
+  }
+  return LoadBoard(txn, task["board_id"].get<std::string>());
+}
+
+// A human gate waits for a human. An agent gate lets agents move the card on
+// without one, and the human partner keeps the last word everywhere.
+bool GateAllows(const std::string& gate, const std::string& role) {
+  if (role == "admin" || role == "human" || gate == "human+agent") return true;
+  if (gate == "human") return false;
+  if (gate == "agent") return role == "agent" || role == "coordinator";
+  return false;
+}
+
+Status CheckGate(const Json& board, const Json& from, const Actor& actor) {
+  const std::string gate = Str(from, "gate");
+  if (GateAllows(gate, actor.role)) return Status();
+  const std::string who = gate == "human" ? "a human" : "an agent or coordinator";
+  return Status(StatusCode::kPermissionDenied,
+                "column: column " + Quote(Str(from, "name")) + " of board " +
+                    Quote(Str(board, "name")) + " has gate " + gate + ": only " + who +
+                    " may move a card out of it (caller's role: " + actor.role + ")",
+                Json{{"board", board["name"]},
+                     {"column", from["name"]},
+                     {"gate", gate},
+                     {"role", actor.role}});
+}
+
+Status CheckTransition(const Json& board, const Json& from, const Json& to) {
+  const Json& transitions = from["transitions"];
+  if (transitions.empty()) return Status();
+  Json allowed = Json::array();
+  for (const Json& t : transitions) {
+    if (t["target"] == to["name"]) return Status();
+    allowed.push_back(t["target"]);
+  }
+  std::vector<std::string> names;
+  for (const Json& a : allowed) names.push_back(a.get<std::string>());
+  return Status(StatusCode::kFailedPrecondition,
+                "column: column " + Quote(Str(from, "name")) + " of board " +
+                    Quote(Str(board, "name")) + " allows moves only to " + JoinNames(names) +
+                    " (its transitions), not to " + Quote(Str(to, "name")),
+                Json{{"board", board["name"]},
+                     {"from", from["name"]},
+                     {"to", to["name"]},
+                     {"allowed", allowed}});
+}
+
+Status DoMove(OpContext& ctx, const Json& task, const Json& board, const Json& from, const Json& to,
+              const std::string& note) {
+  const std::string task_id = Str(task, "id");
+  RETURN_IF_ERROR(SetPlacement(ctx, task_id, Str(board, "id"), Str(to, "id")));
+  return AppendEvent(ctx, {.run_id = RunIdOf(task),
+                           .kind = "board.moved",
+                           .summary = "task " + task_id + " moved from " + Str(from, "name") +
+                                      " to " + Str(to, "name") + " on board " + Str(board, "name") +
+                                      (note.empty() ? "" : ": " + note),
+                           .payload = {{"task_id", task_id},
+                                       {"board_id", board["id"]},
+                                       {"board", board["name"]},
+                                       {"from", from["name"]},
+                                       {"to", to["name"]},
+                                       {"from_column_id", from["id"]},
+                                       {"to_column_id", to["id"]},
+                                       {"note", note}}})
+      .status();
+}
+
+// Per column id, the tasks on "board" in that column; orphans under "".
+Result<std::map<std::string, Json>> TasksByColumn(Txn& txn, const Json& board) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT id, title, status, board_column FROM tasks "
+                             "WHERE board_id = ? ORDER BY priority DESC, position, created_at, id",
+                             {SqlText(Str(board, "id"))}));
+  std::map<std::string, Json> out;
+  for (const Row& r : rows) {
+    const std::string col = r.Str(3);
+    Json card = {{"id", r.Str(0)}, {"title", r.Str(1)}, {"status", r.Str(2)}};
+    const std::string key = ColumnById(board, col) != nullptr ? col : "";
+    if (key.empty()) card["column"] = RowTextOrNull(r, 3);
+    out[key].push_back(std::move(card));
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- Templates ----------------------------------------------------------------
+
+Result<Json> ListBoardTemplates(OpContext& ctx, const Json&) {
+  ASSIGN_OR_RETURN(Json all, AllTemplates(ctx.txn));
+  return Json{{"templates", all}};
+}
+
+Result<Json> ShowBoardTemplate(OpContext& ctx, const Json& in) {
+  return FindTemplate(ctx.txn, in.at("name").get<std::string>(), "name");
+}
+
+Result<Json> CreateBoardTemplate(OpContext& ctx, const Json& in) {
+  const std::string name = in.at("name").get<std::string>();
+  RETURN_IF_ERROR(Builtins().status);
+  for (const Json& t : Builtins().list) {
+    if (t["name"] == name) {
+      return AlreadyExistsError("name: " + Quote(name) + " is a built-in board template");
+    }
+  }
+  ASSIGN_OR_RETURN(Json columns, NormalizeColumns(in.at("columns"), IndexedField("columns"),
+                                                  IdMode::kDrop, "columns"));
+  Status inserted = ctx.txn
+                        .Exec(
+                            "INSERT INTO board_templates (name, description, icon, columns, "
+                            "created_at) VALUES (?, ?, ?, ?, ?)",
+                            {SqlText(name), SqlText(in.value("description", "")),
+                             SqlTextOrNull(in.value("icon", "")), SqlText(CanonicalJson(columns)),
+                             SqlText(ctx.now)})
+                        .status();
+  if (inserted.code() == StatusCode::kAlreadyExists) {
+    return AlreadyExistsError("name: a board template named " + Quote(name) + " already exists");
+  }
+  RETURN_IF_ERROR(inserted);
+  RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "board.template_created",
+                                    .summary = "board template " + name + " created with columns " +
+                                               ColumnNames(columns),
+                                    .payload = {{"name", name}, {"columns", columns}}})
+                      .status());
+  return FindTemplate(ctx.txn, name, "name");
+}
+
+// ---- Boards -------------------------------------------------------------------
+
+Result<Json> CreateBoard(OpContext& ctx, const Json& in) {
+  const std::string name = in.at("name").get<std::string>();
+  std::string project_id;
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+  }
+  if (in.contains("template") == in.contains("columns")) {
+    return InvalidArgumentError(in.contains("template")
+                                    ? "columns: give either template or columns, not both"
+                                    : "template: give a template name or columns");
+  }
+  Json columns;
+  Json template_name;
+  if (in.contains("template")) {
+    template_name = in["template"];
+    ASSIGN_OR_RETURN(Json tmpl,
+                     FindTemplate(ctx.txn, template_name.get<std::string>(), "template"));
+    ASSIGN_OR_RETURN(columns, NormalizeColumns(tmpl["columns"], IndexedField("template.columns"),
+                                               IdMode::kNew, "template.columns"));
+  } else {
+    ASSIGN_OR_RETURN(
+        columns, NormalizeColumns(in["columns"], IndexedField("columns"), IdMode::kNew, "columns"));
+  }
+  return InsertBoard(ctx, name, project_id, in.value("description", ""), template_name, columns,
+                     Json::object());
+}
+
+Result<Json> ShowBoard(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
+  ASSIGN_OR_RETURN(auto cards, TasksByColumn(ctx.txn, board));
+  for (Json& c : board["columns"]) {
+    auto it = cards.find(Str(c, "id"));
+    c["tasks"] = it == cards.end() ? Json::array() : it->second;
+  }
+  auto orphans = cards.find("");
+  board["orphaned"] = orphans == cards.end() ? Json::array() : orphans->second;
+  return board;
+}
+
+Result<Json> ListBoards(OpContext& ctx, const Json& in) {
+  std::string sql = std::string("SELECT ") + kBoardColumns +
+                    ", (SELECT COUNT(*) FROM tasks t WHERE t.board_id = boards.id) FROM boards";
+  std::vector<SqlValue> params;
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+    sql += " WHERE project_key = ?";
+    params.push_back(SqlText(pid));
+  }
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query(sql + " ORDER BY project_key, name", params));
+  Json list = Json::array();
+  for (const Row& r : rows) {
+    Json b = BoardRowToJson(r);
+    b["task_count"] = r.Int(10);
+    list.push_back(std::move(b));
+  }
+  return Json{{"boards", list}};
+}
+
+Result<Json> AddTaskToBoard(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
+  const std::string task_id = in.at("task").get<std::string>();
+  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "task", task_id, task["version"].get<int64_t>()));
+  if (board["project_id"].is_string() && task["project_id"] != board["project_id"]) {
+    return FailedPreconditionError("task: task " + task_id + " belongs to " +
+                                   ProjectLabel(task["project_id"]) + ", board " +
+                                   Str(board, "name") + " to " + ProjectLabel(board["project_id"]));
+  }
+  if (task["board_id"].is_string()) {
+    const bool same = task["board_id"] == board["id"];
+    return FailedPreconditionError(
+        "task: task " + task_id + " is already on board " + task["board_id"].get<std::string>() +
+        (same ? "; board.move moves it between columns"
+              : "; a task is on one board at a time: board.remove_task takes it off first"));
+  }
+  Json column = board["columns"][0];
+  if (in.contains("column")) {
+    ASSIGN_OR_RETURN(column, ColumnOf(board, in["column"].get<std::string>(), "column"));
+  }
+  RETURN_IF_ERROR(SetPlacement(ctx, task_id, Str(board, "id"), Str(column, "id")));
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = RunIdOf(task),
+                                    .kind = "board.task_added",
+                                    .summary = "task " + task_id + " put on board " +
+                                               Str(board, "name") + " in " + Str(column, "name"),
+                                    .payload = {{"task_id", task_id},
+                                                {"board_id", board["id"]},
+                                                {"board", board["name"]},
+                                                {"column", column["name"]},
+                                                {"column_id", column["id"]}}})
+                      .status());
+  ASSIGN_OR_RETURN(Json placed, LoadTask(ctx.txn, task_id));
+  return Json{{"task", placed}, {"board", BoardRef(board)}, {"column", column["name"]}};
+}
+
+Result<Json> RemoveTaskFromBoard(OpContext& ctx, const Json& in) {
+  const std::string task_id = in.at("task").get<std::string>();
+  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "task", task_id, task["version"].get<int64_t>()));
+  ASSIGN_OR_RETURN(Json board, BoardOfTask(ctx.txn, task));
+  const Json* column = ColumnById(board, Str(task, "board_column"));
+  const Json column_name = column != nullptr ? (*column)["name"] : task["board_column"];
+  RETURN_IF_ERROR(SetPlacement(ctx, task_id, "", ""));
+  RETURN_IF_ERROR(
+      AppendEvent(ctx, {.run_id = RunIdOf(task),
+                        .kind = "board.task_removed",
+                        .summary = "task " + task_id + " taken off board " + Str(board, "name"),
+                        .payload = {{"task_id", task_id},
+                                    {"board_id", board["id"]},
+                                    {"board", board["name"]},
+                                    {"column", column_name}}})
+          .status());
+  ASSIGN_OR_RETURN(Json removed, LoadTask(ctx.txn, task_id));
+  return Json{{"task", removed}, {"board", BoardRef(board)}, {"column", column_name}};
+}
+
+Result<Json> MoveBoardTask(OpContext& ctx, const Json& in) {
+  const std::string task_id = in.at("task").get<std::string>();
+  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "task", task_id, task["version"].get<int64_t>()));
+  ASSIGN_OR_RETURN(Json board, BoardOfTask(ctx.txn, task));
+  const Json* from = ColumnById(board, Str(task, "board_column"));
+  if (from == nullptr) {
+    return FailedPreconditionError("task: task " + task_id + " is in column " +
+                                   DumpJson(task["board_column"]) + ", which board " +
+                                   Str(board, "name") +
+                                   " does not have; board.reconcile puts it back on a column");
+  }
+  ASSIGN_OR_RETURN(Json to, ColumnOf(board, in.at("column").get<std::string>(), "column"));
+  const bool moved = (*from)["id"] != to["id"];
+  if (moved) {
+    RETURN_IF_ERROR(CheckGate(board, *from, ctx.actor));
+    RETURN_IF_ERROR(CheckTransition(board, *from, to));
+    RETURN_IF_ERROR(DoMove(ctx, task, board, *from, to, in.value("note", "")));
+    ASSIGN_OR_RETURN(task, LoadTask(ctx.txn, task_id));
+  }
+  return Json{{"task", task},
+              {"board", BoardRef(board)},
+              {"from", (*from)["name"]},
+              {"to", to["name"]},
+              {"moved", moved}};
+}
+
+Result<Json> ReconcileBoard(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query("SELECT id, board_column, run_id FROM tasks WHERE board_id = ? "
+                                 "ORDER BY id",
+                                 {SqlText(Str(board, "id"))}));
+  Json repaired = Json::array();
+  for (const Row& r : rows) {
+    if (ColumnById(board, r.Str(1)) != nullptr) continue;
+    Json to = board["columns"][0];
+    std::string reason = "first column";
+    for (const Json& c : board["columns"]) {
+      if (!r.IsNull(1) && c["name"] == r.Str(1)) {
+        to = c;
+        reason = "matched by name";
+        break;
+      }
+    }
+    RETURN_IF_ERROR(SetPlacement(ctx, r.Str(0), Str(board, "id"), Str(to, "id")));
+    Json entry = {{"task", r.Str(0)},
+                  {"from", RowTextOrNull(r, 1)},
+                  {"to", to["name"]},
+                  {"column_id", to["id"]},
+                  {"reason", reason}};
+    RETURN_IF_ERROR(
+        AppendEvent(ctx, {.run_id = r.IsNull(2) ? "" : r.Str(2),
+                          .kind = "board.repaired",
+                          .summary = "task " + r.Str(0) + " on board " + Str(board, "name") +
+                                     " had no valid column; "
+                                     "put in " +
+                                     Str(to, "name") + " (" + reason + ")",
+                          .payload = {{"task_id", r.Str(0)},
+                                      {"board_id", board["id"]},
+                                      {"board", board["name"]},
+                                      {"from", entry["from"]},
+                                      {"to", to["name"]},
+                                      {"to_column_id", to["id"]},
+                                      {"reason", reason}}})
+            .status());
+    repaired.push_back(std::move(entry));
+  }
+  return Json{{"board", BoardRef(board)}, {"repaired", repaired}};
+}
+
+namespace {
+
+constexpr const char* kEditableKeys[] = {"name",         "label",       "gate",  "action",
+                                         "auto_advance", "transitions", "roles", "color",
+                                         "parallel",     "on_fail"};
+
+// Applies the edit of column "index" to "columns": the given fields, a
+// rename carried into the other columns' references, and a new position.
+Json ApplyColumnEdit(Json columns, size_t index, const Json& in, Json* changes) {
+  const std::string old_name = Str(columns[index], "name");
+  for (const char* key : kEditableKeys) {
+    if (!in.contains(key)) continue;
+    columns[index][key] = in[key];
+    (*changes)[key] = in[key];
+  }
+  const std::string new_name = Str(columns[index], "name");
+  if (new_name != old_name) {
+    for (Json& c : columns) {
+      for (Json& t : c["transitions"]) {
+        if (t["target"] == old_name) t["target"] = new_name;
+      }
+      if (c["on_fail"] == old_name) c["on_fail"] = new_name;
+    }
+  }
+  if (in.contains("position")) {
+    (*changes)["position"] = in["position"];
+    Json moved = columns[index];
+    columns.erase(columns.begin() + static_cast<std::ptrdiff_t>(index));
+    const size_t to = std::min<size_t>(in["position"].get<size_t>(), columns.size());
+    columns.insert(columns.begin() + static_cast<std::ptrdiff_t>(to), moved);
+  }
+  for (size_t i = 0; i < columns.size(); ++i) columns[i]["position"] = static_cast<int64_t>(i);
+  return columns;
+}
+
+}  // namespace
+
+Result<Json> EditBoardColumn(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
+  const std::string board_id = Str(board, "id");
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "board", board_id, board["version"].get<int64_t>()));
+  ASSIGN_OR_RETURN(Json column, ColumnOf(board, in.at("column").get<std::string>(), "column"));
+  const Json& stored = board["columns"];
+  if (in.contains("name") && in["name"] != column["name"]) {
+    for (const Json& c : stored) {
+      if (c["name"] == in["name"]) {
+        return InvalidArgumentError("name: board " + Quote(Str(board, "name")) +
+                                    " already has a column named " +
+                                    Quote(in["name"].get<std::string>()));
+      }
+    }
+  }
+  const size_t index =
+      static_cast<size_t>(std::find(stored.begin(), stored.end(), column) - stored.begin());
+  Json changes = Json::object();
+  Json edited = ApplyColumnEdit(stored, index, in, &changes);
+  if (changes.empty()) {
+    return InvalidArgumentError(
+        "column: nothing to change; give at least one of name, label, gate, action, "
+        "auto_advance, transitions, roles, color, parallel, on_fail, position");
+  }
+  // The edited column's fields are the input's top-level fields; name them so.
+  const std::string column_id = Str(column, "id");
+  ASSIGN_OR_RETURN(Json columns, NormalizeColumns(
+                                     edited,
+                                     [&](size_t i) {
+                                       return edited[i]["id"] == column_id
+                                                  ? std::string()
+                                                  : "columns[" + std::to_string(i) + "]";
+                                     },
+                                     IdMode::kKeep, "columns"));
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("UPDATE boards SET columns = ?, version = version + 1, updated_at = ? "
+                            "WHERE id = ?",
+                            {SqlText(CanonicalJson(columns)), SqlText(ctx.now), SqlText(board_id)})
+                      .status());
+  RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "board.column_edited",
+                                    .summary = "column " + Str(column, "name") + " of board " +
+                                               Str(board, "name") + " edited",
+                                    .payload = {{"board_id", board_id},
+                                                {"board", board["name"]},
+                                                {"column_id", column_id},
+                                                {"column", column["name"]},
+                                                {"changes", changes}}})
+                      .status());
+  return LoadBoard(ctx.txn, board_id);
+}
+
+Result<Json> DeleteBoard(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
+  const std::string board_id = Str(board, "id");
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "board", board_id, board["version"].get<int64_t>()));
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      ctx.txn.Query("SELECT id FROM tasks WHERE board_id = ? ORDER BY id", {SqlText(board_id)}));
+  Json cleared = Json::array();
+  std::vector<std::string> ids;
+  for (const Row& r : rows) {
+    cleared.push_back(r.Str(0));
+    ids.push_back(r.Str(0));
+  }
+  if (!ids.empty() && !in.value("force", false)) {
+    if (ids.size() > 5) ids.resize(5);
+    return FailedPreconditionError(
+        "board: board " + Str(board, "name") + " still has " + std::to_string(rows.size()) +
+        " task(s) (" + JoinNames(ids) + (rows.size() > 5 ? ", ..." : "") +
+        "); take them off with board.remove_task, or pass force to clear them");
+  }
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("UPDATE tasks SET board_id = NULL, board_column = NULL, "
+                            "version = version + 1, updated_at = ? WHERE board_id = ?",
+                            {SqlText(ctx.now), SqlText(board_id)})
+                      .status());
+  RETURN_IF_ERROR(ctx.txn.Exec("DELETE FROM boards WHERE id = ?", {SqlText(board_id)}).status());
+  RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "board.deleted",
+                                    .summary = "board " + Str(board, "name") + " deleted" +
+                                               (cleared.empty() ? "" : ", its tasks taken off"),
+                                    .payload = {{"board_id", board_id},
+                                                {"name", board["name"]},
+                                                {"project_id", board["project_id"]},
+                                                {"cleared_tasks", cleared}}})
+                      .status());
+  return Json{{"deleted", BoardRef(board)}, {"cleared_tasks", cleared}};
+}
+
+Result<Json> ExportBoard(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query("SELECT id, title, status, board_column FROM tasks "
+                                 "WHERE board_id = ? ORDER BY priority DESC, position, "
+                                 "created_at, id",
+                                 {SqlText(Str(board, "id"))}));
+  Json tasks = Json::array();
+  for (const Row& r : rows) {
+    const Json* column = ColumnById(board, r.Str(3));
+    tasks.push_back({{"id", r.Str(0)},
+                     {"title", r.Str(1)},
+                     {"status", r.Str(2)},
+                     {"column", column != nullptr ? (*column)["name"] : Json()},
+                     {"column_id", RowTextOrNull(r, 3)}});
+  }
+  return Json{{"schemaVersion", 1}, {"board", board}, {"tasks", tasks}};
+}
+
+// Tasks are deliberately not imported. A task is on at most one board, and
+// the exported cards are the source board's: in the same store, placing them
+// would silently take them off that board (and past its gates); in another
+// store their ids mean nothing. board.add_task places tasks afterwards. The
+// result says how many were left out ("tasks_not_imported").
+Result<Json> ImportBoard(OpContext& ctx, const Json& in) {
+  if (in.at("schemaVersion").get<int64_t>() != 1) {
+    return InvalidArgumentError("schemaVersion: this baton reads board exports of version 1 (got " +
+                                DumpJson(in["schemaVersion"]) + ")");
+  }
+  const Json& board = in.at("board");
+  const std::string name = in.contains("name") ? in["name"].get<std::string>() : Str(board, "name");
+  if (!ValidName(name)) {
+    return Invalid(in.contains("name") ? "name" : "board.name",
+                   "a board name of letters, digits and . _ -",
+                   in.contains("name") ? in["name"] : board.value("name", Json()));
+  }
+  // The given project; else the exported one when it exists in this store.
+  std::string project_id;
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+  } else if (board.contains("project_id") && board["project_id"].is_string()) {
+    Result<std::string> pid = ResolveProjectId(ctx.txn, board["project_id"].get<std::string>());
+    if (pid.ok()) project_id = *pid;
+  }
+  for (const char* key : {"description", "template"}) {
+    if (board.contains(key) && !board[key].is_null() && !board[key].is_string()) {
+      return Invalid(std::string("board.") + key, "a string", board[key]);
+    }
+  }
+  ASSIGN_OR_RETURN(Json columns,
+                   NormalizeColumns(board.value("columns", Json()), IndexedField("board.columns"),
+                                    IdMode::kNew, "board.columns"));
+  const Json template_name = board.value("template", Json());
+  ASSIGN_OR_RETURN(Json created,
+                   InsertBoard(ctx, name, project_id, Str(board, "description"), template_name,
+                               columns, Json{{"imported_from", board.value("id", Json())}}));
+  created["tasks_not_imported"] = in.value("tasks", Json::array()).size();
+  return created;
+}
+
+Status AdvanceOnCompletion(OpContext& ctx, const std::string& task_id) {
+  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
+  if (!task["board_id"].is_string()) return Status();
+  ASSIGN_OR_RETURN(Json board, LoadBoard(ctx.txn, task["board_id"].get<std::string>()));
+  const Json* from = ColumnById(board, Str(task, "board_column"));
+  if (from == nullptr || !(*from)["auto_advance"].get<bool>()) return Status();
+  const int64_t next = (*from)["position"].get<int64_t>() + 1;
+  for (const Json& to : board["columns"]) {
+    if (to["position"] != next) continue;
+    if (!CheckTransition(board, *from, to).ok()) return Status();
+    return DoMove(ctx, task, board, *from, to, "auto-advance");
+  }
+  return Status();
+}
+
+}  // namespace baton

@@ -1,0 +1,575 @@
+#include "engine/coord/teams.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <set>
+
+#include "engine/core/agent_rows.h"
+#include "engine/core/core_services.h"
+#include "engine/ledger/ledger.h"
+#include "engine/core/task_graph.h"
+#include "util/clock.h"
+#include "util/subprocess.h"
+
+extern char** environ;
+
+namespace baton {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kTeamMachine[] = "genie.team";
+constexpr char kArchived[] = "archived";
+constexpr char kInProgress[] = "in_progress";
+constexpr int kGitQueryMillis = 30000;
+constexpr int kGitCloneMillis = 600000;  // checking out a large repository is slow
+
+constexpr char kTeamColumns[] =
+    "name, project_id, repo, base_branch, branch, worktree_path, leader, members, "
+    "wish_run_id, machine, status, meta, version, created_at, updated_at";
+
+Json TeamRowToJson(const Row& r) {
+  return Json{{"name", r.Str(0)},
+              {"project_id", RowTextOrNull(r, 1)},
+              {"repo", r.Str(2)},
+              {"base_branch", r.Str(3)},
+              {"branch", r.Str(4)},
+              {"worktree_path", r.Str(5)},
+              {"leader", RowTextOrNull(r, 6)},
+              {"members", RowJsonOr(r, 7, Json::array())},
+              {"wish_run_id", RowTextOrNull(r, 8)},
+              {"machine", r.Str(9)},
+              {"status", r.Str(10)},
+              {"meta", RowJsonOr(r, 11, Json::object())},
+              {"version", r.Int(12)},
+              {"created_at", r.Str(13)},
+              {"updated_at", r.Str(14)}};
+}
+
+std::string Str(const Json& j, const char* key) {
+  const Json& v = j[key];
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  size_t start = 0;
+  while (start < s.size() && std::isspace(static_cast<unsigned char>(s[start]))) ++start;
+  return s.substr(start);
+}
+
+std::string Join(const Json& list) {
+  std::string out;
+  for (const Json& v : list) out += (out.empty() ? "" : ", ") + v.get<std::string>();
+  return out.empty() ? "none" : out;
+}
+
+// ---- git as a child process ----
+
+// The environment without the variables that would point git at another
+// repository than the one named on its command line (set when baton runs
+// from a git hook), and with prompts off: nobody is there to answer.
+std::vector<std::string> GitEnvironment() {
+  static const std::set<std::string> kRedirects = {
+      "GIT_DIR",        "GIT_WORK_TREE",        "GIT_INDEX_FILE",
+      "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+      "GIT_NAMESPACE",  "GIT_PREFIX",           "GIT_TERMINAL_PROMPT",
+      "LC_ALL"};
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string var(*e);
+    if (kRedirects.count(var.substr(0, var.find('='))) == 0) env.push_back(var);
+  }
+  env.push_back("GIT_TERMINAL_PROMPT=0");
+  env.push_back("LC_ALL=C");  // messages we quote in errors, in one language
+  return env;
+}
+
+// Runs `git args...` without a shell. Unavailable on timeout (the child is
+// killed), FailedPrecondition when git cannot be started.
+Result<SubprocessResult> RunGit(const std::vector<std::string>& args, int timeout_ms) {
+  SubprocessOptions options{.env = GitEnvironment(), .timeout_ms = timeout_ms};
+  options.argv.reserve(args.size() + 1);
+  options.argv.push_back("git");
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  Result<SubprocessResult> run = RunSubprocess(options);
+  if (run.status().code() == StatusCode::kFailedPrecondition) {
+    return FailedPreconditionError("git: " + run.status().message() + "; teams need git on PATH");
+  }
+  if (run.status().code() == StatusCode::kDeadlineExceeded) {
+    return UnavailableError("git " + args.front() + ": no answer within " +
+                            std::to_string(timeout_ms / 1000) + " s; it was stopped");
+  }
+  return run;
+}
+
+// Runs git; a non-zero exit becomes "code" with "what" and git's own words.
+Result<std::string> Git(const std::vector<std::string>& args, StatusCode code,
+                        const std::string& what, int timeout_ms = kGitQueryMillis) {
+  ASSIGN_OR_RETURN(SubprocessResult run, RunGit(args, timeout_ms));
+  if (run.exit_code != 0) {
+    return Status(code, what + " (git: " + Trim(run.err.substr(0, 2000)) + ")");
+  }
+  return Trim(run.out);
+}
+
+Status CheckBranchName(const std::string& field, const std::string& name) {
+  // From "/" so that a repository around the server cannot expand "@{-1}".
+  ASSIGN_OR_RETURN(SubprocessResult run,
+                   RunGit({"-C", "/", "check-ref-format", "--branch", name}, kGitQueryMillis));
+  if (run.exit_code == 0 && Trim(run.out) == name) return Status();
+  return InvalidArgumentError(field + ": \"" + name +
+                              "\" is not a valid git branch name (git check-ref-format "
+                              "--branch refuses it: no spaces, \"..\", \"~^:?*[\\\", "
+                              "leading \"-\" or \".\", trailing \"/\" or \".lock\")");
+}
+
+// The repository's top folder, absolute and without symlinks.
+Result<std::string> ResolveRepo(const std::string& given) {
+  std::error_code ec;
+  const fs::path path = fs::absolute(given, ec);
+  if (ec || !fs::exists(path, ec)) return NotFoundError("repo: no folder \"" + given + "\"");
+  if (!fs::is_directory(path, ec)) {
+    return InvalidArgumentError("repo: \"" + given + "\" is a file, not a git repository");
+  }
+  const std::string top = fs::canonical(path, ec).string();
+  ASSIGN_OR_RETURN(std::string prefix,
+                   Git({"-C", top, "rev-parse", "--show-prefix"}, StatusCode::kInvalidArgument,
+                       "repo: \"" + top + "\" is not a git repository"));
+  if (!prefix.empty()) {
+    return InvalidArgumentError("repo: \"" + top + "\" is the subfolder " + prefix +
+                                " of a git repository; give the repository's top folder");
+  }
+  return top;
+}
+
+// base_branch, or the repository's current branch; it must exist.
+Result<std::string> ResolveBaseBranch(const std::string& repo, const Json& in) {
+  std::string base;
+  if (in.contains("base_branch")) {
+    base = in["base_branch"].get<std::string>();
+    RETURN_IF_ERROR(CheckBranchName("base_branch", base));
+  } else {
+    ASSIGN_OR_RETURN(base, Git({"-C", repo, "symbolic-ref", "--short", "-q", "HEAD"},
+                               StatusCode::kFailedPrecondition,
+                               "base_branch: " + repo +
+                                   " has no current branch (detached "
+                                   "HEAD); give base_branch"));
+  }
+  ASSIGN_OR_RETURN(SubprocessResult found, RunGit({"-C", repo, "rev-parse", "--verify", "--quiet",
+                                                   "refs/heads/" + base + "^{commit}"},
+                                                  kGitQueryMillis));
+  if (found.exit_code == 0) return base;
+  ASSIGN_OR_RETURN(
+      std::string listed,
+      Git({"-C", repo, "for-each-ref", "--count=10", "--format=%(refname:short)", "refs/heads/"},
+          StatusCode::kFailedPrecondition, "repo: cannot list branches"));
+  Json branches = Json::array();
+  for (size_t at = 0; at < listed.size();) {
+    const size_t end = std::min(listed.find('\n', at), listed.size());
+    branches.push_back(listed.substr(at, end - at));
+    at = end + 1;
+  }
+  return Status(
+      StatusCode::kNotFound,
+      "base_branch: no branch \"" + base + "\" in " + repo + " (branches: " + Join(branches) + ")",
+      Json{{"base_branch", base}, {"branches", branches}});
+}
+
+Result<fs::path> WorktreeRoot(const OpContext& ctx, const Json& in) {
+  std::error_code ec;
+  if (in.contains("worktree_root")) {
+    // Under the roots (or anywhere with the grant "paths"), never the store's.
+    ASSIGN_OR_RETURN(std::string root,
+                     ctx.ScopedPath("worktree_root", in["worktree_root"].get<std::string>()));
+    return fs::path(root);
+  }
+  const fs::path store = ctx.store != nullptr ? ctx.store->location : "";
+  if (store.is_absolute()) return store.parent_path() / "teams";
+  return InvalidArgumentError("worktree_root: required, because the store (" + store.string() +
+                              ") has no folder to keep clones beside");
+}
+
+// Refuses a target folder that exists, or that would sit inside another clone
+// ("a/b" inside team "a"'s clone).
+Status CheckTarget(const fs::path& root, const fs::path& path) {
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(path, ec))) {
+    return AlreadyExistsError("worktree_root: " + path.string() +
+                              " already exists; remove it or choose another worktree_root");
+  }
+  for (fs::path at = path.parent_path(); at != root && at.has_relative_path();
+       at = at.parent_path()) {
+    if (fs::exists(at / ".git", ec)) {
+      return FailedPreconditionError("name: the clone would be inside the git clone " +
+                                     at.string() + "; choose another name");
+    }
+  }
+  return Status();
+}
+
+// Removes the folders a refused create made, newest first, unless dismissed.
+class DiskUndo {
+ public:
+  DiskUndo() = default;
+  DiskUndo(const DiskUndo&) = delete;
+  DiskUndo& operator=(const DiskUndo&) = delete;
+  ~DiskUndo() {
+    std::error_code ec;  // best effort: a destructor never throws
+    for (auto it = paths_.rbegin(); it != paths_.rend(); ++it) fs::remove_all(*it, ec);
+  }
+  void Add(fs::path path) { paths_.push_back(std::move(path)); }
+  void Dismiss() { paths_.clear(); }
+
+ private:
+  std::vector<fs::path> paths_;
+};
+
+// Clones into a temporary sibling of "path" and renames it into place once
+// git has succeeded. Everything made is registered with "undo".
+Status CloneTeam(const std::string& repo, const std::string& base, const std::string& name,
+                 const fs::path& path, DiskUndo& undo) {
+  std::error_code ec;
+  fs::path first_made;
+  for (fs::path at = path.parent_path(); !fs::exists(at, ec) && at.has_relative_path();
+       at = at.parent_path()) {
+    first_made = at;
+  }
+  fs::create_directories(path.parent_path(), ec);
+  if (!first_made.empty()) undo.Add(first_made);
+  if (ec) {
+    return FailedPreconditionError("worktree_root: cannot create " + path.parent_path().string() +
+                                   ": " + ec.message());
+  }
+  const fs::path tmp = path.string() + "." + NewId("tmp");
+  undo.Add(tmp);
+  RETURN_IF_ERROR(Git({"clone", "--quiet", "--shared", "--branch", base, "--", repo, tmp},
+                      StatusCode::kFailedPrecondition,
+                      "repo: git clone --shared of " + repo + " failed", kGitCloneMillis)
+                      .status());
+  RETURN_IF_ERROR(Git({"-C", tmp, "checkout", "--quiet", "-b", name},
+                      StatusCode::kFailedPrecondition,
+                      "name: git checkout -b " + name + " failed in the clone")
+                      .status());
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    return FailedPreconditionError("worktree_root: cannot move the clone to " + path.string() +
+                                   ": " + ec.message());
+  }
+  undo.Add(path);
+  return Status();
+}
+
+// ---- the teams table ----
+
+Status AppendTeamEvent(OpContext& ctx, const Json& team, std::string kind, std::string summary,
+                       Json payload) {
+  payload["team"] = team["name"];
+  return AppendEvent(ctx, {.run_id = Str(team, "wish_run_id"),
+                           .kind = std::move(kind),
+                           .summary = "team " + Str(team, "name") + ": " + summary,
+                           .payload = std::move(payload)})
+      .status();
+}
+
+// The team named in "in", checked against expect_version.
+Result<Json> LoadForUpdate(OpContext& ctx, const Json& in) {
+  const std::string name = in.at("name").get<std::string>();
+  ASSIGN_OR_RETURN(Json team, LoadTeam(ctx.txn, name));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "team", name, team["version"].get<int64_t>()));
+  return team;
+}
+
+// Agents act on a team only as its leader; coordinators and humans always.
+Status CheckActsForTeam(const OpContext& ctx, const Json& team) {
+  if (ctx.actor.role != "agent" || team["leader"] == ctx.actor.id) return Status();
+  return PermissionDeniedError("name: only the leader of team " + Str(team, "name") +
+                               " or a coordinator may change it (caller: " + ctx.actor.id + ")");
+}
+
+Status CheckNotArchived(const Json& team) {
+  if (Str(team, "status") != kArchived) return Status();
+  return FailedPreconditionError("name: team " + Str(team, "name") +
+                                 " is archived; bring it back with team.set_status in_progress");
+}
+
+// The agent, registered and not a member of another team that is not archived.
+Result<Json> LoadRecruit(Txn& txn, const std::string& agent_id, const std::string& team,
+                         const std::string& field) {
+  Result<Json> agent = LoadAgent(txn, agent_id);
+  if (!agent.ok()) return agent.status().WithPrefix(field);
+  const std::string other = Str(*agent, "team");
+  if (other.empty() || other == team) return agent;
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT status FROM teams WHERE name = ?", {SqlText(other)}));
+  if (rows.empty() || rows[0].Str(0) == kArchived) return agent;
+  return FailedPreconditionError(field + ": agent " + agent_id + " is a member of team " + other +
+                                 "; fire it there first (`baton team fire " + other + " " +
+                                 agent_id + "`)");
+}
+
+Status SetAgentTeam(OpContext& ctx, const std::string& agent, const std::string& team) {
+  return ctx.txn
+      .Exec("UPDATE agents SET team = ?, version = version + 1, updated_at = ? WHERE id = ?",
+            {SqlTextOrNull(team), SqlText(ctx.now), SqlText(agent)})
+      .status();
+}
+
+Status StoreTeam(OpContext& ctx, const Json& team) {
+  return ctx.txn
+      .Exec(
+          "UPDATE teams SET members = ?, leader = ?, status = ?, version = version + 1, "
+          "updated_at = ? WHERE name = ?",
+          {SqlText(CanonicalJson(team["members"])), SqlTextOrNull(Str(team, "leader")),
+           SqlText(Str(team, "status")), SqlText(ctx.now), SqlText(Str(team, "name"))})
+      .status();
+}
+
+bool IsMember(const Json& team, const std::string& agent) {
+  const Json& m = team["members"];
+  return std::find(m.begin(), m.end(), agent) != m.end();
+}
+
+// Adds "agent" to the members (and agents.team) of "team", updating it.
+Status Hire(OpContext& ctx, Json& team, const std::string& agent, const std::string& field) {
+  RETURN_IF_ERROR(LoadRecruit(ctx.txn, agent, Str(team, "name"), field).status());
+  if (IsMember(team, agent)) return Status();
+  team["members"].push_back(agent);
+  RETURN_IF_ERROR(StoreTeam(ctx, team));
+  RETURN_IF_ERROR(SetAgentTeam(ctx, agent, Str(team, "name")));
+  return AppendTeamEvent(ctx, team, "team.hired", "hired " + agent,
+                         {{"agent", agent}, {"members", team["members"]}});
+}
+
+// Members named by "in" (leader included), validated before anything is made.
+Result<Json> CreateMembers(OpContext& ctx, const std::string& team, const Json& in) {
+  std::vector<std::pair<std::string, const char*>> named;
+  for (const Json& m : in.value("members", Json::array())) {
+    named.emplace_back(m.get<std::string>(), "members");
+  }
+  if (in.contains("leader")) named.emplace_back(in["leader"].get<std::string>(), "leader");
+  Json members = Json::array();
+  for (const auto& [agent, field] : named) {
+    RETURN_IF_ERROR(LoadRecruit(ctx.txn, agent, team, field).status());
+    if (std::find(members.begin(), members.end(), agent) == members.end()) {
+      members.push_back(agent);
+    }
+  }
+  return members;
+}
+
+}  // namespace
+
+Result<Json> LoadTeam(Txn& txn, const std::string& name) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query(std::string("SELECT ") + kTeamColumns + " FROM teams WHERE name = ?",
+                             {SqlText(name)}));
+  if (rows.empty()) {
+    return Status(StatusCode::kNotFound,
+                  "name: no team \"" + name + "\"; `baton team list` shows the teams",
+                  Json{{"team", name}});
+  }
+  return TeamRowToJson(rows[0]);
+}
+
+Result<Json> CreateTeam(OpContext& ctx, const Json& in) {
+  const std::string name = in.at("name").get<std::string>();
+  RETURN_IF_ERROR(CheckBranchName("name", name));
+  Result<Json> existing = LoadTeam(ctx.txn, name);
+  if (existing.ok()) {
+    return AlreadyExistsError("name: a team \"" + name + "\" already exists (" +
+                              Str(*existing, "status") + "); choose another name");
+  }
+  if (existing.status().code() != StatusCode::kNotFound) return existing.status();
+  ASSIGN_OR_RETURN(Json members, CreateMembers(ctx, name, in));
+  std::string project_id, wish_run_id;
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+  }
+  if (in.contains("wish_run")) {
+    wish_run_id = in["wish_run"].get<std::string>();
+    RETURN_IF_ERROR(LoadRun(ctx.txn, wish_run_id).status().WithPrefix("wish_run"));
+  }
+  // Both folders are scoped before git looks at either.
+  ASSIGN_OR_RETURN(std::string repo_path, ctx.ScopedPath("repo", in.at("repo").get<std::string>()));
+  ASSIGN_OR_RETURN(fs::path root, WorktreeRoot(ctx, in));
+  ASSIGN_OR_RETURN(std::string repo, ResolveRepo(repo_path));
+  ASSIGN_OR_RETURN(std::string base, ResolveBaseBranch(repo, in));
+  const fs::path path = root / name;
+  RETURN_IF_ERROR(CheckTarget(root, path));
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(kTeamMachine));
+
+  DiskUndo undo;
+  RETURN_IF_ERROR(CloneTeam(repo, base, name, path, undo));
+  RETURN_IF_ERROR(
+      ctx.txn
+          .Exec("INSERT INTO teams (name, project_id, repo, base_branch, branch, worktree_path, "
+                "leader, members, wish_run_id, machine, status, version, created_at, "
+                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+                {SqlText(name), SqlTextOrNull(project_id), SqlText(repo), SqlText(base),
+                 SqlText(name), SqlText(path.string()), SqlTextOrNull(in.value("leader", "")),
+                 SqlText(CanonicalJson(members)), SqlTextOrNull(wish_run_id), SqlText(kTeamMachine),
+                 SqlText(machine->initial()), SqlText(ctx.now), SqlText(ctx.now)})
+          .status());
+  for (const Json& m : members) RETURN_IF_ERROR(SetAgentTeam(ctx, m.get<std::string>(), name));
+  ASSIGN_OR_RETURN(Json team, LoadTeam(ctx.txn, name));
+  RETURN_IF_ERROR(AppendTeamEvent(
+      ctx, team, "team.created",
+      "created on branch " + name + " from " + repo + " " + base + " at " + path.string(),
+      {{"repo", repo},
+       {"base_branch", base},
+       {"branch", name},
+       {"path", path.string()},
+       {"members", members},
+       {"leader", team["leader"]}}));
+  undo.Dismiss();
+  return team;
+}
+
+Result<Json> ShowTeam(OpContext& ctx, const Json& in) {
+  return LoadTeam(ctx.txn, in.at("name").get<std::string>());
+}
+
+Result<Json> ListTeams(OpContext& ctx, const Json& in) {
+  std::string sql = std::string("SELECT ") + kTeamColumns + " FROM teams WHERE 1 = 1";
+  std::vector<SqlValue> params;
+  if (in.contains("status")) {
+    sql += " AND status = ?";
+    params.push_back(SqlText(in["status"].get<std::string>()));
+  }
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+    sql += " AND project_id = ?";
+    params.push_back(SqlText(pid));
+  }
+  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql + " ORDER BY name", params));
+  Json teams = Json::array();
+  for (const Row& r : rows) teams.push_back(TeamRowToJson(r));
+  return Json{{"teams", teams}};
+}
+
+Result<Json> HireTeamMember(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json team, LoadForUpdate(ctx, in));
+  RETURN_IF_ERROR(CheckActsForTeam(ctx, team));
+  RETURN_IF_ERROR(CheckNotArchived(team));
+  RETURN_IF_ERROR(Hire(ctx, team, in.at("agent").get<std::string>(), "agent"));
+  return LoadTeam(ctx.txn, Str(team, "name"));
+}
+
+Result<Json> FireTeamMember(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json team, LoadForUpdate(ctx, in));
+  RETURN_IF_ERROR(CheckActsForTeam(ctx, team));
+  const std::string name = Str(team, "name");
+  const std::string agent = in.at("agent").get<std::string>();
+  if (!IsMember(team, agent)) {
+    return NotFoundError("agent: " + agent + " is not a member of team " + name +
+                         " (members: " + Join(team["members"]) + ")");
+  }
+  Json& members = team["members"];
+  members.erase(std::find(members.begin(), members.end(), agent));
+  const bool was_leader = team["leader"] == agent;
+  if (was_leader) team["leader"] = nullptr;
+  RETURN_IF_ERROR(StoreTeam(ctx, team));
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("UPDATE agents SET team = NULL, version = version + 1, "
+                            "updated_at = ? WHERE id = ? AND team = ?",
+                            {SqlText(ctx.now), SqlText(agent), SqlText(name)})
+                      .status());
+  RETURN_IF_ERROR(AppendTeamEvent(
+      ctx, team, "team.fired", "fired " + agent + (was_leader ? " (was its leader)" : ""),
+      {{"agent", agent}, {"was_leader", was_leader}, {"members", members}}));
+  return LoadTeam(ctx.txn, name);
+}
+
+Result<Json> SetTeamLeader(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json team, LoadForUpdate(ctx, in));
+  RETURN_IF_ERROR(CheckNotArchived(team));
+  const std::string agent = in.at("agent").get<std::string>();
+  RETURN_IF_ERROR(Hire(ctx, team, agent, "agent"));
+  const Json from = team["leader"];
+  if (from == agent) return LoadTeam(ctx.txn, Str(team, "name"));
+  team["leader"] = agent;
+  RETURN_IF_ERROR(StoreTeam(ctx, team));
+  RETURN_IF_ERROR(AppendTeamEvent(ctx, team, "team.leader", "led by " + agent,
+                                  {{"from", from}, {"to", agent}}));
+  return LoadTeam(ctx.txn, Str(team, "name"));
+}
+
+Result<Json> SetTeamStatus(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json team, LoadForUpdate(ctx, in));
+  RETURN_IF_ERROR(CheckActsForTeam(ctx, team));
+  const std::string from = Str(team, "status");
+  const std::string to = in.at("status").get<std::string>();
+  if (to == "archived") {
+    // Archiving must return the team's work and free its members.
+    return FailedPreconditionError("status: archive a team with `baton team disband " +
+                                   Str(team, "name") + "`, which returns its in-progress "
+                                   "tasks and frees its members");
+  }
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(team, "machine")));
+  RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()).WithPrefix("status"));
+  team["status"] = to;
+  RETURN_IF_ERROR(StoreTeam(ctx, team));
+  const std::string reason = in.value("reason", "");
+  RETURN_IF_ERROR(AppendTeamEvent(ctx, team, "team.status",
+                                  from + " -> " + to + (reason.empty() ? "" : ": " + reason),
+                                  {{"from", from}, {"to", to}, {"reason", reason}}));
+  return LoadTeam(ctx.txn, Str(team, "name"));
+}
+
+Result<Json> DisbandTeam(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json team, LoadForUpdate(ctx, in));
+  const std::string name = Str(team, "name");
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(team, "machine")));
+  RETURN_IF_ERROR(
+      machine->Check(Str(team, "status"), kArchived, ctx.transition()).WithPrefix("team " + name));
+  const std::string given = in.value("reason", "");
+  const std::string reason = "team " + name + " disbanded" + (given.empty() ? "" : ": " + given);
+
+  std::vector<std::string> returned;
+  for (const Json& m : team["members"]) {
+    ASSIGN_OR_RETURN(std::vector<std::string> ids,
+                     ReleaseLeasesOf(ctx, m.get<std::string>(), reason));
+    returned.insert(returned.end(), ids.begin(), ids.end());
+  }
+  if (!team["wish_run_id"].is_null()) {
+    ASSIGN_OR_RETURN(std::vector<Row> rows,
+                     ctx.txn.Query("SELECT id FROM tasks WHERE run_id = ? AND status = ? "
+                                   "ORDER BY id",
+                                   {SqlText(Str(team, "wish_run_id")), SqlText(kInProgress)}));
+    for (const Row& r : rows) {
+      RETURN_IF_ERROR(ReturnTaskToReady(ctx, r.Str(0), reason));
+      returned.push_back(r.Str(0));
+    }
+  }
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("UPDATE agents SET team = NULL, version = version + 1, "
+                            "updated_at = ? WHERE team = ?",
+                            {SqlText(ctx.now), SqlText(name)})
+                      .status());
+  const Json members = team["members"];
+  const Json leader = team["leader"];
+  team["members"] = Json::array();
+  team["leader"] = nullptr;
+  team["status"] = kArchived;
+  RETURN_IF_ERROR(StoreTeam(ctx, team));
+  const std::string path = Str(team, "worktree_path");
+  RETURN_IF_ERROR(AppendTeamEvent(ctx, team, "team.disbanded",
+                                  "disbanded" + (given.empty() ? "" : ": " + given) + "; " +
+                                      std::to_string(returned.size()) +
+                                      " task(s) back to ready; clone kept at " + path,
+                                  {{"members", members},
+                                   {"leader", leader},
+                                   {"returned_tasks", returned},
+                                   {"worktree_kept", path},
+                                   {"reason", given}}));
+  ASSIGN_OR_RETURN(Json archived, LoadTeam(ctx.txn, name));
+  return Json{{"team", archived},
+              {"returned_tasks", returned},
+              {"worktree_kept", path},
+              {"note", "the clone at " + path +
+                           " was kept: it may hold unpushed work; remove it when done"}};
+}
+
+}  // namespace baton

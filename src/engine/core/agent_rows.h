@@ -1,0 +1,47 @@
+// File: agent_rows.h
+//
+// An agent's row as the rest of the core reads it: loading it, whether a
+// lost agent may act, and the touch that work on a lease gives its
+// heartbeat. Split from agents.cc so that the task graph (claims,
+// heartbeats, completions) and the agent registry (the reconciler releases
+// a lost agent's leases) depend on it and not on each other.
+
+#ifndef BATON_SRC_ENGINE_CORE_AGENT_ROWS_H_
+#define BATON_SRC_ENGINE_CORE_AGENT_ROWS_H_
+
+#ifndef BATON_ENGINE_ROOM_CORE
+#error "engine/core/ is above this target: link baton_engine_core (src/engine/README.md)"
+#endif
+
+#include <string>
+
+#include "engine/ledger/op_context.h"
+#include "store/store.h"
+
+namespace baton {
+
+inline constexpr char kLost[] = "lost";
+
+// The agents table's columns in the order AgentRowToJson reads them.
+extern const char kAgentColumns[];
+Json AgentRowToJson(const Row& r);
+
+// The agent as JSON; NotFound naming the id and how to register it.
+Result<Json> LoadAgent(Txn& txn, const std::string& id);
+
+// FailedPrecondition when "agent" is lost: it may not "doing" until it
+// registers again.
+Status CheckNotLostAgent(const Json& agent, const std::string& doing);
+
+// FailedPrecondition when agent "id" is lost (it may not "doing" until it
+// registers again); NotFound when there is no such agent.
+Status CheckAgentNotLost(Txn& txn, const std::string& id, const std::string& doing);
+
+// Work on a lease is a sign of life: the reconciler must not call an agent
+// lost while it claims, renews and completes (it may never send
+// agent.heartbeat itself).
+Status TouchAgent(OpContext& ctx, const std::string& agent);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_ENGINE_CORE_AGENT_ROWS_H_

@@ -1,0 +1,298 @@
+#include "engine/core/agents.h"
+
+#include "engine/core/agent_rows.h"
+#include "engine/core/core_services.h"
+#include "engine/ledger/ledger.h"
+#include "engine/core/task_graph.h"
+#include "util/clock.h"
+
+namespace baton {
+namespace {
+
+constexpr char kAgentMachine[] = "genie.agent";
+constexpr int64_t kDefaultLostAfterMillis = 300000;  // Genie's orphan reconcile: 5 min
+
+// The fields agent.register may set, as column -> value; absent fields are
+// left out so re-registering keeps what was there.
+std::vector<std::pair<std::string, SqlValue>> RegisterFields(OpContext& ctx, const Json& in,
+                                                             const std::string& project_id) {
+  std::vector<std::pair<std::string, SqlValue>> fields;
+  for (const char* key : {"role", "kind", "provider", "model", "team", "delivery_command"}) {
+    if (in.contains(key)) fields.emplace_back(key, SqlText(in[key].get<std::string>()));
+  }
+  if (!project_id.empty()) fields.emplace_back("project_id", SqlText(project_id));
+  if (in.contains("auto_resume")) {
+    fields.emplace_back("auto_resume", SqlInt(in["auto_resume"].get<bool>() ? 1 : 0));
+  }
+  if (in.contains("meta")) fields.emplace_back("meta", SqlText(CanonicalJson(in["meta"])));
+  fields.emplace_back("last_heartbeat_ms", SqlInt(ctx.now_ms));
+  return fields;
+}
+
+// Session ids: the stored ones plus "session_id"/"session_ids" from the
+// input, oldest first, without repeats. The newest is the one to resume.
+Json MergeSessionIds(Json stored, const Json& in) {
+  Json added = in.value("session_ids", Json::array());
+  if (in.contains("session_id")) added.push_back(in["session_id"]);
+  for (const Json& id : added) {
+    auto it = std::find(stored.begin(), stored.end(), id);
+    if (it != stored.end()) stored.erase(it);
+    stored.push_back(id);
+  }
+  return stored;
+}
+
+Status MoveAgent(OpContext& ctx, const Json& agent, const std::string& to,
+                 const std::string& reason, const std::string& kind) {
+  const std::string id = agent["id"].get<std::string>();
+  const std::string from = agent["status"].get<std::string>();
+  if (from == to) return Status();
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(agent["machine"].get<std::string>()));
+  RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()).WithPrefix("agent " + id));
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("UPDATE agents SET status = ?, version = version + 1, "
+                            "updated_at = ? WHERE id = ?",
+                            {SqlText(to), SqlText(ctx.now), SqlText(id)})
+                      .status());
+  return AppendEvent(ctx, {.kind = kind,
+                           .summary = "agent " + id + ": " + from + " -> " + to +
+                                      (reason.empty() ? "" : ": " + reason),
+                           .payload = {{"agent", id}, {"from", from}, {"to", to},
+                                       {"reason", reason}}})
+      .status();
+}
+
+// Agents speak only for themselves: otherwise one could re-register another
+// with its own delivery command, or change its role and take its mail.
+Status CheckSelf(const OpContext& ctx, const std::string& id) {
+  if (ctx.actor.role != "agent" || id == ctx.actor.id) return Status();
+  return PermissionDeniedError("id: an agent may change only its own registration (" +
+                               ctx.actor.id + " asked to change " + id + ")");
+}
+
+}  // namespace
+
+Result<Json> RegisterAgent(OpContext& ctx, const Json& in) {
+  const std::string id = in.value("id", ctx.actor.id);
+  RETURN_IF_ERROR(CheckSelf(ctx, id));
+  // A delivery command is a shell command baton runs later, for whoever
+  // delivers: setting one is running it (docs/security-paths.md).
+  if (in.contains("delivery_command") && !in["delivery_command"].get<std::string>().empty() &&
+      !ctx.actor.Has(kGrantCommands)) {
+    return PermissionDeniedError("delivery_command: a delivery command runs as baton's user; "
+                                 "setting one needs the grant \"commands\"");
+  }
+  std::string project_id;
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+  }
+  auto fields = RegisterFields(ctx, in, project_id);
+  Result<Json> existing = LoadAgent(ctx.txn, id);
+  if (existing.ok()) {
+    RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, (*existing)["version"].get<int64_t>()));
+    fields.emplace_back("session_ids",
+                        SqlText(CanonicalJson(MergeSessionIds((*existing)["session_ids"], in))));
+    std::string sql = "UPDATE agents SET version = version + 1, updated_at = ?";
+    std::vector<SqlValue> params = {SqlText(ctx.now)};
+    for (auto& [column, value] : fields) {
+      sql += ", " + column + " = ?";
+      params.push_back(std::move(value));
+    }
+    sql += " WHERE id = ?";
+    params.push_back(SqlText(id));
+    RETURN_IF_ERROR(ctx.txn.Exec(sql, params).status());
+    RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "agent.registered",
+                                      .summary = "agent " + id + " registered again",
+                                      .payload = {{"agent", id}, {"input", in}}})
+                        .status());
+  } else if (existing.status().code() == StatusCode::kNotFound) {
+    ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(kAgentMachine));
+    fields.emplace_back("session_ids", SqlText(CanonicalJson(MergeSessionIds(Json::array(), in))));
+    std::string columns = "id, machine, status, version, created_at, updated_at";
+    std::string marks = "?, ?, ?, 1, ?, ?";
+    std::vector<SqlValue> params = {SqlText(id), SqlText(kAgentMachine),
+                                    SqlText(machine->initial()), SqlText(ctx.now),
+                                    SqlText(ctx.now)};
+    for (auto& [column, value] : fields) {
+      columns += ", " + column;
+      marks += ", ?";
+      params.push_back(std::move(value));
+    }
+    RETURN_IF_ERROR(
+        ctx.txn.Exec("INSERT INTO agents (" + columns + ") VALUES (" + marks + ")", params)
+            .status());
+    RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "agent.registered",
+                                      .summary = "agent " + id + " registered as " +
+                                                 in.value("role", std::string("agent")),
+                                      .payload = {{"agent", id}, {"input", in}}})
+                        .status());
+  } else {
+    return existing.status();
+  }
+  // Registering again is how a lost agent comes back: as it says, else working.
+  const bool was_lost = existing.ok() && (*existing)["status"] == kLost;
+  if (in.contains("status") || was_lost) {
+    ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
+    RETURN_IF_ERROR(MoveAgent(ctx, agent, in.value("status", std::string("working")),
+                              was_lost ? "registered again" : "", "agent.status"));
+  }
+  return LoadAgent(ctx.txn, id);
+}
+
+Status RegisterOnFirstCall(OpContext& ctx) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query("SELECT 1 FROM agents WHERE id = ?",
+                                                        {SqlText(ctx.actor.id)}));
+  if (!rows.empty()) return Status();
+  return RegisterAgent(ctx, Json{{"id", ctx.actor.id}, {"role", ctx.actor.role}}).status();
+}
+
+Result<Json> AgentHeartbeat(OpContext& ctx, const Json& in) {
+  const std::string id = in.value("id", ctx.actor.id);
+  RETURN_IF_ERROR(CheckSelf(ctx, id));
+  ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
+  RETURN_IF_ERROR(CheckNotLostAgent(agent, "heartbeat"));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, agent["version"].get<int64_t>()));
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("UPDATE agents SET last_heartbeat_ms = ?, version = version + 1, "
+                            "updated_at = ? WHERE id = ?",
+                            {SqlInt(ctx.now_ms), SqlText(ctx.now), SqlText(id)})
+                      .status());
+  std::string to = in.value("status", "");
+  if (to == agent["status"]) to.clear();  // no change of status: a plain heartbeat
+  if (!to.empty()) {
+    RETURN_IF_ERROR(MoveAgent(ctx, agent, to, in.value("reason", ""), "agent.status"));
+  } else {
+    RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "agent.heartbeat",
+                                      .summary = "agent " + id + " heartbeat",
+                                      .payload = {{"agent", id}}})
+                        .status());
+  }
+  return LoadAgent(ctx.txn, id);
+}
+
+Result<Json> SetAgentStatus(OpContext& ctx, const Json& in) {
+  const std::string id = in.at("id").get<std::string>();
+  RETURN_IF_ERROR(CheckSelf(ctx, id));
+  ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
+  // An agent does not talk itself out of lost; a coordinator may close it.
+  if (ctx.actor.role == "agent") RETURN_IF_ERROR(CheckNotLostAgent(agent, "change its status"));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, agent["version"].get<int64_t>()));
+  const std::string to = in.at("status").get<std::string>();
+  RETURN_IF_ERROR(MoveAgent(ctx, agent, to, in.value("reason", ""), "agent.status"));
+  // Lost by hand holds nothing either.
+  if (to == kLost && agent["status"] != kLost) {
+    RETURN_IF_ERROR(ReleaseLeasesOf(ctx, id, "agent " + id + " set lost by " + ctx.actor.id)
+                        .status());
+  }
+  return LoadAgent(ctx.txn, id);
+}
+
+Result<Json> ShowAgent(OpContext& ctx, const Json& in) {
+  return LoadAgent(ctx.txn, in.value("id", ctx.actor.id));
+}
+
+Result<Json> ListAgents(OpContext& ctx, const Json& in) {
+  std::string sql = std::string("SELECT ") + kAgentColumns + " FROM agents WHERE 1 = 1";
+  std::vector<SqlValue> params;
+  for (const char* field : {"role", "team", "status"}) {
+    if (in.contains(field)) {
+      sql += std::string(" AND ") + field + " = ?";
+      params.push_back(SqlText(in[field].get<std::string>()));
+    }
+  }
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+    sql += " AND project_id = ?";
+    params.push_back(SqlText(pid));
+  }
+  sql += " ORDER BY id";
+  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql, params));
+  Json list = Json::array();
+  for (const Row& r : rows) list.push_back(AgentRowToJson(r));
+  return Json{{"agents", list}};
+}
+
+Result<Json> ReconcileAgents(OpContext& ctx, const Json& in) {
+  const int64_t threshold = in.value("lost_after_ms", kDefaultLostAfterMillis);
+  const int64_t cutoff = ctx.now_ms - threshold;
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query(std::string("SELECT ") + kAgentColumns +
+                                     " FROM agents WHERE status <> ? AND "
+                                     "COALESCE(last_heartbeat_ms, 0) < ? ORDER BY id",
+                                     {SqlText(kLost), SqlInt(cutoff)}));
+  Json lost = Json::array();
+  for (const Row& row : rows) {
+    Json agent = AgentRowToJson(row);
+    const std::string id = agent["id"].get<std::string>();
+    ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(agent["machine"].get<std::string>()));
+    // Only states that expect heartbeats can be lost (not done, suspended...).
+    if (!machine->Check(agent["status"].get<std::string>(), kLost, ctx.transition()).ok()) {
+      continue;
+    }
+    const std::string last = agent["last_heartbeat_at"].is_null()
+                                 ? std::string("never")
+                                 : agent["last_heartbeat_at"].get<std::string>();
+    const std::string reason = "no heartbeat since " + last + " (threshold " +
+                               std::to_string(threshold) + " ms)";
+    RETURN_IF_ERROR(MoveAgent(ctx, agent, kLost, reason, "agent.lost"));
+    ASSIGN_OR_RETURN(std::vector<std::string> released,
+                     ReleaseLeasesOf(ctx, id, "agent " + id + " lost: " + reason));
+    lost.push_back({{"id", id}, {"last_heartbeat_at", agent["last_heartbeat_at"]},
+                    {"released_tasks", released}});
+  }
+  // Agents already lost hold nothing either: leases they took while lost
+  // (before claims were refused to them) go back too.
+  ASSIGN_OR_RETURN(std::vector<Row> holders,
+                   ctx.txn.Query("SELECT DISTINCT t.lease_owner FROM tasks t JOIN agents a ON "
+                                 "a.id = t.lease_owner WHERE a.status = ? AND t.status = ? "
+                                 "AND t.lease_owner IS NOT NULL ORDER BY t.lease_owner",
+                                 {SqlText(kLost), SqlText("in_progress")}));
+  for (const Row& row : holders) {
+    const std::string id = row.Str(0);
+    ASSIGN_OR_RETURN(std::vector<std::string> released,
+                     ReleaseLeasesOf(ctx, id, "agent " + id + " is lost"));
+    if (released.empty()) continue;
+    ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
+    lost.push_back({{"id", id}, {"last_heartbeat_at", agent["last_heartbeat_at"]},
+                    {"released_tasks", released}, {"already_lost", true}});
+  }
+  return Json{{"lost", lost}, {"lost_after_ms", threshold}};
+}
+
+Result<Json> ResumeDecision(OpContext& ctx, const Json& in) {
+  const std::string id = in.value("id", ctx.actor.id);
+  auto decide = [&](bool resume, const char* reason, Json extra = Json::object()) {
+    extra["agent"] = id;
+    extra["resume"] = resume;
+    extra["reason"] = reason;
+    return extra;
+  };
+  Result<Json> loaded = LoadAgent(ctx.txn, id);
+  if (loaded.status().code() == StatusCode::kNotFound) return decide(false, "unknown_agent");
+  RETURN_IF_ERROR(loaded.status());
+  const Json& agent = *loaded;
+  if (!agent["auto_resume"].get<bool>()) return decide(false, "auto_resume_disabled");
+  // A task agent exists for its assignment: once that is finished there is
+  // nothing to resume. A permanent agent is resumed regardless.
+  const bool permanent = agent["kind"] == "permanent";
+  if (!permanent) {
+    ASSIGN_OR_RETURN(std::vector<Row> open,
+                     ctx.txn.Query("SELECT id, status FROM tasks WHERE (lease_owner = ? OR "
+                                   "assignee = ?) ORDER BY updated_at DESC",
+                                   {SqlText(id), SqlText(id)}));
+    std::string open_task;
+    for (const Row& r : open) {
+      if (OutcomeOf(r.Str(1)) == Outcome::kPending) {
+        open_task = r.Str(0);
+        break;
+      }
+    }
+    if (open_task.empty()) return decide(false, "assignment_closed");
+  }
+  const Json& sessions = agent["session_ids"];
+  if (sessions.empty()) return decide(false, "no_session_id");
+  return decide(true, "ok",
+                {{"session_id", sessions.back()}, {"rehydrate", permanent ? "eager" : "lazy"}});
+}
+
+}  // namespace baton

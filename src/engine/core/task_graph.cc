@@ -1,0 +1,625 @@
+#include "engine/core/task_graph.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "engine/core/agent_rows.h"
+#include "engine/core/core_services.h"
+#include "engine/core/engine_hooks.h"
+#include "engine/ledger/ledger.h"
+#include "util/clock.h"
+
+namespace baton {
+namespace {
+
+constexpr char kReady[] = "ready";
+constexpr char kBlocked[] = "blocked";
+constexpr char kInProgress[] = "in_progress";
+// blocked_reason prefixes set by EvaluateReadiness; any other reason is a
+// block by hand, which readiness leaves alone.
+constexpr std::string_view kWaiting = "waiting: ";
+constexpr std::string_view kUpstreamFailed = "upstream_failed: ";
+
+bool IsGating(std::string_view type) { return type == "depends_on" || type == "blocks"; }
+
+std::string Str(const Json& j, const char* key) {
+  const Json& v = j[key];
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// The path dep -> ... -> task along gating "depends on" edges, if any: adding
+// "task depends on dep" would then close a cycle. Visits only dep's ancestors.
+Result<std::vector<std::string>> PathToTask(Txn& txn, const std::string& dep,
+                                            const std::string& task) {
+  std::map<std::string, std::string> parent{{dep, ""}};
+  std::vector<std::string> stack{dep};
+  while (!stack.empty()) {
+    const std::string cur = stack.back();
+    stack.pop_back();
+    ASSIGN_OR_RETURN(std::vector<Row> rows,
+                     txn.Query("SELECT depends_on_id FROM task_deps WHERE task_id = ? AND "
+                               "dep_type IN ('depends_on', 'blocks')",
+                               {SqlText(cur)}));
+    for (const Row& r : rows) {
+      const std::string next = r.Str(0);
+      if (parent.count(next) != 0) continue;
+      parent[next] = cur;
+      if (next == task) {
+        std::vector<std::string> path{task};
+        for (std::string at = cur; !at.empty(); at = parent[at]) path.push_back(at);
+        std::reverse(path.begin(), path.end());
+        return path;
+      }
+      stack.push_back(next);
+    }
+  }
+  return std::vector<std::string>();
+}
+
+// The status a machine offers from "from" for an outcome ("done" for
+// success on genie machines, "completed" on graph.node, ...).
+Result<std::string> TargetFor(const OpContext& ctx, const Json& task, Outcome outcome,
+                              const char* verb) {
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(task, "machine")));
+  const std::string from = Str(task, "status");
+  for (const std::string& next : machine->AllowedNext(from, ctx.transition())) {
+    if (OutcomeOf(next) == outcome) return next;
+  }
+  return Status(StatusCode::kFailedPrecondition,
+                "task " + Str(task, "id") + ": machine " + machine->name() + " has no way to " +
+                    verb + " from " + from,
+                Json{{"task", task["id"]}, {"status", from}});
+}
+
+Json LeaseOf(const Json& task) { return task["lease"]; }
+
+// Aborted unless "agent" holds the lease on "task" at "epoch".
+Status CheckLease(const Json& task, const std::string& agent, int64_t epoch) {
+  const Json& lease = task["lease"];
+  const std::string status = Str(task, "status");
+  const bool held = status == kInProgress && lease.is_object() && lease["owner"] == agent &&
+                    lease["epoch"] == epoch;
+  if (held) return Status();
+  std::string now = "the task is " + status;
+  if (lease.is_object() && status == kInProgress) {
+    now += ", held by " + lease["owner"].get<std::string>() + " at epoch " +
+           std::to_string(lease["epoch"].get<int64_t>());
+  }
+  return Status(StatusCode::kAborted,
+                "task " + Str(task, "id") + ": the lease of " + agent + " at epoch " +
+                    std::to_string(epoch) + " is no longer valid (" + now +
+                    "); stop work on it and claim another task",
+                Json{{"task", task["id"]},
+                     {"status", status},
+                     {"lease", lease},
+                     {"agent", agent},
+                     {"presented_epoch", epoch}});
+}
+
+// The acting agent: "agent" in the input (coordinators and admins may act for
+// another), else the caller.
+Result<std::string> ActingAgent(const OpContext& ctx, const Json& in) {
+  const std::string agent = in.value("agent", ctx.actor.id);
+  if (agent != ctx.actor.id && ctx.actor.role != "coordinator" && ctx.actor.role != "admin") {
+    return PermissionDeniedError("agent: only a coordinator may act for another agent (" +
+                                 ctx.actor.id + " asked to act as " + agent + ")");
+  }
+  return agent;
+}
+
+Result<Json> LeasedTask(OpContext& ctx, const Json& in, std::string* agent) {
+  ASSIGN_OR_RETURN(*agent, ActingAgent(ctx, in));
+  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, in.at("task").get<std::string>()));
+  RETURN_IF_ERROR(CheckLease(task, *agent, in.at("epoch").get<int64_t>()));
+  return task;
+}
+
+Result<std::string> NextClaimable(OpContext& ctx, const Json& in, const std::string& agent) {
+  std::string scope;
+  std::vector<SqlValue> params;
+  if (in.contains("run")) {
+    scope += " AND run_id = ?";
+    params.push_back(SqlText(in["run"].get<std::string>()));
+  }
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+    scope += " AND project_id = ?";
+    params.push_back(SqlText(pid));
+  }
+  if (in.contains("kind")) {
+    scope += " AND kind = ?";
+    params.push_back(SqlText(in["kind"].get<std::string>()));
+  }
+  // Ready work first, by priority then position, skipping work planned for
+  // someone else; then leases left to expire, whoever held them.
+  std::vector<SqlValue> ready = params;
+  ready.insert(ready.begin(), SqlText(kReady));
+  ready.push_back(SqlText(agent));
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query("SELECT id FROM tasks WHERE status = ?" + scope +
+                                     " AND (assignee IS NULL OR assignee = ?)"
+                                     " ORDER BY priority DESC, position, created_at, id LIMIT 1",
+                                 ready));
+  if (!rows.empty()) return rows[0].Str(0);
+  std::vector<SqlValue> expired = params;
+  expired.insert(expired.begin(), SqlInt(ctx.now_ms));
+  expired.insert(expired.begin(), SqlText(kInProgress));
+  ASSIGN_OR_RETURN(rows, ctx.txn.Query("SELECT id FROM tasks WHERE status = ? AND "
+                                       "lease_expires_at < ?" + scope +
+                                           " ORDER BY lease_expires_at, id LIMIT 1",
+                                       expired));
+  return rows.empty() ? std::string() : rows[0].Str(0);
+}
+
+// Why NextClaimable found nothing, for the agent that asked: the tasks in
+// scope by status, and what would make one claimable.
+Result<std::string> NothingClaimableReason(OpContext& ctx, const Json& in,
+                                           const std::string& agent) {
+  std::string scope = "1 = 1";
+  std::string where;
+  std::vector<SqlValue> params = {SqlText(agent)};
+  for (const char* key : {"run", "project", "kind"}) {
+    if (!in.contains(key)) continue;
+    std::string value = in[key].get<std::string>();
+    if (std::string(key) == "project") {
+      ASSIGN_OR_RETURN(value, ResolveProjectId(ctx.txn, value));
+    }
+    scope += std::string(" AND ") + (std::string(key) == "kind" ? "kind" : std::string(key) + "_id") +
+             " = ?";
+    where += std::string(where.empty() ? " in " : ", ") + key + " " + value;
+    params.push_back(SqlText(value));
+  }
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query("SELECT status, count(*), "
+                                 "sum(assignee IS NOT NULL AND assignee <> ?) FROM tasks "
+                                 "WHERE " + scope + " GROUP BY status ORDER BY status",
+                                 params));
+  if (rows.empty()) return "no tasks" + (where.empty() ? std::string(" at all") : where);
+  std::string counts;
+  int64_t planned_elsewhere = 0;
+  for (const Row& row : rows) {
+    counts += (counts.empty() ? "" : ", ") + std::to_string(row.Int(1)) + " " + row.Str(0);
+    if (row.Str(0) == kReady) planned_elsewhere = row.Int(2);
+  }
+  std::string reason = "no task is ready for " + agent + where + " (" + counts + ")";
+  if (planned_elsewhere > 0) {
+    reason += "; " + std::to_string(planned_elsewhere) + " ready task(s) are assigned to other "
+              "agents";
+  }
+  return reason + ": a task becomes ready when the tasks it depends on are done, and one in "
+                  "progress can be taken once its lease expires; claim again later, or list the "
+                  "tasks to see what holds them";
+}
+
+}  // namespace
+
+Outcome OutcomeOf(std::string_view status) {
+  const std::string s = Lower(status);
+  if (s == "done" || s == "completed" || s == "complete" || s == "success" ||
+      s == "succeeded" || s == "verified") {
+    return Outcome::kSuccess;
+  }
+  if (s == "failed" || s == "error" || s == "failure") return Outcome::kFailed;
+  if (s == "cancelled" || s == "canceled" || s == "skipped" || s == "archived") {
+    return Outcome::kCancelled;
+  }
+  return Outcome::kPending;
+}
+
+Status InsertDependency(OpContext& ctx, const std::string& task_id, const std::string& dep_id,
+                        const std::string& type) {
+  if (task_id == dep_id) {
+    return InvalidArgumentError("on: task " + task_id + " cannot depend on itself");
+  }
+  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
+  ASSIGN_OR_RETURN(Json dep, LoadTask(ctx.txn, dep_id));
+  if (!task["project_id"].is_null() && !dep["project_id"].is_null() &&
+      task["project_id"] != dep["project_id"]) {
+    return InvalidArgumentError("on: task " + dep_id + " belongs to project " +
+                                Str(dep, "project_id") + " and task " + task_id +
+                                " to project " + Str(task, "project_id") +
+                                "; dependencies stay within one project");
+  }
+  if (IsGating(type)) {
+    ASSIGN_OR_RETURN(std::vector<std::string> path, PathToTask(ctx.txn, dep_id, task_id));
+    if (!path.empty()) {
+      std::string cycle = task_id;
+      for (const std::string& id : path) cycle += " -> " + id;
+      return Status(StatusCode::kInvalidArgument,
+                    "on: " + task_id + " depending on " + dep_id + " would close the cycle " +
+                        cycle,
+                    Json{{"cycle", path}});
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<Row> existing,
+                   ctx.txn.Query("SELECT dep_type FROM task_deps WHERE task_id = ? AND "
+                                 "depends_on_id = ?",
+                                 {SqlText(task_id), SqlText(dep_id)}));
+  if (!existing.empty()) {
+    if (existing[0].Str(0) == type) return Status();  // already there: nothing to do
+    return AlreadyExistsError("on: task " + task_id + " already has a " + existing[0].Str(0) +
+                              " edge to " + dep_id + "; remove it first");
+  }
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("INSERT INTO task_deps (task_id, depends_on_id, dep_type) "
+                            "VALUES (?, ?, ?)",
+                            {SqlText(task_id), SqlText(dep_id), SqlText(type)})
+                      .status());
+  return AppendEvent(ctx, {.run_id = Str(task, "run_id"),
+                           .kind = "task.dependency_added",
+                           .summary = task_id + " " + type + " " + dep_id,
+                           .payload = {{"task_id", task_id},
+                                       {"depends_on_id", dep_id},
+                                       {"type", type}}})
+      .status();
+}
+
+Result<Json> AddDependency(OpContext& ctx, const Json& in) {
+  const std::string type = in.value("type", "depends_on");
+  std::string waiter = in.at("task").get<std::string>();
+  std::string blocker = in.at("on").get<std::string>();
+  // "A blocks B" is stored as "B depends on A", so one query serves both.
+  if (type == "blocks") std::swap(waiter, blocker);
+  RETURN_IF_ERROR(InsertDependency(ctx, waiter, blocker, type));
+  if (IsGating(type)) RETURN_IF_ERROR(EvaluateReadiness(ctx, waiter));
+  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, waiter));
+  return Json{{"task", in["task"]}, {"on", in["on"]}, {"type", type},
+              {"waiting_task", waiter}, {"waiting_task_status", task["status"]}};
+}
+
+Result<Json> RemoveDependency(OpContext& ctx, const Json& in) {
+  const std::string type = in.value("type", "depends_on");
+  std::string waiter = in.at("task").get<std::string>();
+  std::string blocker = in.at("on").get<std::string>();
+  if (type == "blocks") std::swap(waiter, blocker);
+  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, waiter));
+  ASSIGN_OR_RETURN(int64_t removed,
+                   ctx.txn.Exec("DELETE FROM task_deps WHERE task_id = ? AND depends_on_id = ? "
+                                "AND dep_type = ?",
+                                {SqlText(waiter), SqlText(blocker), SqlText(type)}));
+  if (removed == 0) {
+    return NotFoundError("on: task " + waiter + " has no " + type + " edge to " + blocker);
+  }
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = Str(task, "run_id"),
+                                    .kind = "task.dependency_removed",
+                                    .summary = waiter + " no longer " + type + " " + blocker,
+                                    .payload = {{"task_id", waiter},
+                                                {"depends_on_id", blocker},
+                                                {"type", type}}})
+                      .status());
+  if (IsGating(type)) RETURN_IF_ERROR(EvaluateReadiness(ctx, waiter));
+  ASSIGN_OR_RETURN(task, LoadTask(ctx.txn, waiter));
+  return Json{{"task", in["task"]}, {"on", in["on"]}, {"type", type},
+              {"waiting_task", waiter}, {"waiting_task_status", task["status"]}};
+}
+
+Result<Json> ListDependencies(OpContext& ctx, const Json& in) {
+  const std::string id = in.at("task").get<std::string>();
+  RETURN_IF_ERROR(LoadTask(ctx.txn, id).status());
+  Json out{{"task", id}};
+  for (auto [key, sql] :
+       {std::pair{"depends_on",
+                  "SELECT t.id, d.dep_type, t.status FROM task_deps d JOIN tasks t ON "
+                  "t.id = d.depends_on_id WHERE d.task_id = ? ORDER BY t.id"},
+        std::pair{"dependents",
+                  "SELECT t.id, d.dep_type, t.status FROM task_deps d JOIN tasks t ON "
+                  "t.id = d.task_id WHERE d.depends_on_id = ? ORDER BY t.id"}}) {
+    ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql, {SqlText(id)}));
+    Json list = Json::array();
+    for (const Row& r : rows) {
+      list.push_back({{"id", r.Str(0)}, {"type", r.Str(1)}, {"status", r.Str(2)}});
+    }
+    out[key] = list;
+  }
+  return out;
+}
+
+Status EvaluateReadiness(OpContext& ctx, const std::string& task_id) {
+  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
+  const std::string status = Str(task, "status");
+  if (status != kReady && status != kBlocked) return Status();
+  const std::string old_reason = Str(task, "blocked_reason");
+  const bool by_hand = status == kBlocked && !old_reason.empty() &&
+                       !old_reason.starts_with(kWaiting) &&
+                       !old_reason.starts_with(kUpstreamFailed);
+  if (by_hand) return Status();
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(task, "machine")));
+  if (!machine->HasState(kReady) || !machine->HasState(kBlocked)) return Status();
+
+  ASSIGN_OR_RETURN(std::vector<Row> deps,
+                   ctx.txn.Query("SELECT t.id, t.status FROM task_deps d JOIN tasks t ON "
+                                 "t.id = d.depends_on_id WHERE d.task_id = ? AND "
+                                 "d.dep_type IN ('depends_on', 'blocks') ORDER BY t.id",
+                                 {SqlText(task_id)}));
+  const std::string rule = Str(task, "trigger_rule");
+  std::string upstream_failed;
+  std::vector<std::string> waiting;
+  for (const Row& d : deps) {
+    const Outcome outcome = OutcomeOf(d.Str(1));
+    const bool bad = (rule == "all_success" && (outcome == Outcome::kFailed ||
+                                                outcome == Outcome::kCancelled)) ||
+                     (rule == "none_failed" && outcome == Outcome::kFailed);
+    if (bad && upstream_failed.empty()) upstream_failed = d.Str(0) + " is " + d.Str(1);
+    if (outcome == Outcome::kPending) waiting.push_back(d.Str(0) + " (" + d.Str(1) + ")");
+  }
+  std::string reason;
+  if (!upstream_failed.empty()) {
+    reason = std::string(kUpstreamFailed) + upstream_failed;
+  } else if (!waiting.empty()) {
+    reason = std::string(kWaiting) + "for ";
+    for (size_t i = 0; i < waiting.size() && i < 5; ++i) reason += (i ? ", " : "") + waiting[i];
+    if (waiting.size() > 5) reason += " and " + std::to_string(waiting.size() - 5) + " more";
+  }
+  const std::string want = reason.empty() ? kReady : kBlocked;
+  if (want != status) {
+    // Some machines never go back (genie.group has no ready -> blocked):
+    // there the status stands.
+    if (!machine->Check(status, want, ctx.transition()).ok()) return Status();
+    return ChangeTaskStatus(ctx, task, want, reason);
+  }
+  if (reason == old_reason || want == kReady) return Status();
+  // Still blocked, for a new reason (say, a dependency just failed).
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("UPDATE tasks SET blocked_reason = ?, version = version + 1, "
+                            "updated_at = ? WHERE id = ?",
+                            {SqlText(reason), SqlText(ctx.now), SqlText(task_id)})
+                      .status());
+  return AppendEvent(ctx, {.run_id = Str(task, "run_id"),
+                           .kind = "task.blocked",
+                           .summary = task_id + " blocked: " + reason,
+                           .payload = {{"task_id", task_id}, {"reason", reason}}})
+      .status();
+}
+
+Status OnTaskStatusChanged(OpContext& ctx, const std::string& task_id, const std::string& from,
+                           const std::string& to) {
+  // Dependents read only outcomes; ready -> in_progress changes none, and
+  // archiving a finished task changes nothing it achieved.
+  if (OutcomeOf(from) == OutcomeOf(to) || Lower(to) == "archived") return Status();
+  // Rooms above react first (a board's card moves on when its work is done).
+  if (OutcomeOf(to) == Outcome::kSuccess && ctx.hooks != nullptr) {
+    for (const auto& hook : ctx.hooks->task_succeeded) RETURN_IF_ERROR(hook(ctx, task_id));
+  }
+  ASSIGN_OR_RETURN(std::vector<Row> dependents,
+                   ctx.txn.Query("SELECT task_id FROM task_deps WHERE depends_on_id = ? AND "
+                                 "dep_type IN ('depends_on', 'blocks')",
+                                 {SqlText(task_id)}));
+  for (const Row& r : dependents) RETURN_IF_ERROR(EvaluateReadiness(ctx, r.Str(0)));
+  return Status();
+}
+
+Status ChangeTaskStatus(OpContext& ctx, const Json& task, const std::string& to,
+                        const std::string& reason, const std::string& extra_sql,
+                        const std::vector<SqlValue>& extra) {
+  const std::string id = Str(task, "id");
+  const std::string from = Str(task, "status");
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(task, "machine")));
+  RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()).WithPrefix("task " + id));
+  // Only task.claim grants a lease. Any other way into in_progress leaves
+  // the task unheld (so no old epoch comes back to life); leaving it ends
+  // the lease, and only a success keeps its last holder, to recognise a
+  // retried completion.
+  std::string lease_sql;
+  if (to == kInProgress) {
+    lease_sql = ", lease_owner = NULL, lease_expires_at = NULL";
+  } else if (from == kInProgress) {
+    lease_sql = OutcomeOf(to) == Outcome::kSuccess ? ", lease_expires_at = NULL"
+                                                   : ", lease_owner = NULL, lease_expires_at = NULL";
+  }
+  std::vector<SqlValue> params = {SqlText(to), to == kBlocked ? SqlText(reason) : SqlNull(),
+                                  SqlText(ctx.now)};
+  params.insert(params.end(), extra.begin(), extra.end());
+  params.push_back(SqlText(id));
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("UPDATE tasks SET status = ?, blocked_reason = ?, "
+                            "version = version + 1, updated_at = ?" +
+                                lease_sql + extra_sql + " WHERE id = ?",
+                            params)
+                      .status());
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = Str(task, "run_id"),
+                                    .kind = "task.status",
+                                    .summary = id + ": " + from + " -> " + to +
+                                               (reason.empty() ? "" : ": " + reason),
+                                    .payload = {{"task_id", id},
+                                                {"from", from},
+                                                {"to", to},
+                                                {"reason", reason}}})
+                      .status());
+  RETURN_IF_ERROR(OnTaskStatusChanged(ctx, id, from, to));
+  // Back to ready by hand, a release or a reset: its own dependencies decide.
+  if (to == kReady) RETURN_IF_ERROR(EvaluateReadiness(ctx, id));
+  return Status();
+}
+
+Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(std::string agent, ActingAgent(ctx, in));
+  RETURN_IF_ERROR(CheckAgentNotLost(ctx.txn, agent, "claim tasks"));
+  RETURN_IF_ERROR(TouchAgent(ctx, agent));
+  const int64_t lease_ms = in.value("lease_ms", kDefaultLeaseMillis);
+  std::string id;
+  if (in.contains("task")) {
+    id = in["task"].get<std::string>();
+  } else {
+    ASSIGN_OR_RETURN(id, NextClaimable(ctx, in, agent));
+    if (id.empty()) {
+      ASSIGN_OR_RETURN(std::string reason, NothingClaimableReason(ctx, in, agent));
+      return Json{{"claimed", false}, {"task", Json()}, {"lease", Json()}, {"reason", reason}};
+    }
+  }
+  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, id));
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+    if (task["project_id"] != pid) {
+      return InvalidArgumentError("task: task " + id + " belongs to project " +
+                                  (task["project_id"].is_null() ? std::string("(none)")
+                                                                : Str(task, "project_id")) +
+                                  ", not " + pid);
+    }
+  }
+  // The epoch column survives releases, so every new claim goes higher.
+  ASSIGN_OR_RETURN(std::vector<Row> stored,
+                   ctx.txn.Query("SELECT lease_epoch, lease_expires_at FROM tasks WHERE id = ?",
+                                 {SqlText(id)}));
+  const int64_t stored_epoch = stored[0].Int(0);
+  const std::string status = Str(task, "status");
+  const Json& lease = task["lease"];
+  const bool leased = status == kInProgress && lease.is_object();
+  const bool expired = leased && !stored[0].IsNull(1) && stored[0].Int(1) < ctx.now_ms;
+  const bool mine = leased && lease["owner"] == agent && !expired;
+  if (leased && !expired && !mine) {
+    return Status(StatusCode::kFailedPrecondition,
+                  "task " + id + " is held by " + lease["owner"].get<std::string>() +
+                      " (epoch " + std::to_string(stored_epoch) + ") until " +
+                      (lease["expires_at"].is_string() ? lease["expires_at"].get<std::string>()
+                                                       : std::string("it is released")),
+                  Json{{"task", id}, {"lease", lease}});
+  }
+  if (!leased) {
+    if (status != kReady) {
+      const std::string why = task["blocked_reason"].is_string()
+                                  ? " (" + Str(task, "blocked_reason") + ")"
+                                  : std::string();
+      return Status(StatusCode::kFailedPrecondition,
+                    "task " + id + " is " + status + "; only ready tasks can be claimed" + why,
+                    Json{{"task", id}, {"status", status}});
+    }
+    ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(task, "machine")));
+    RETURN_IF_ERROR(
+        machine->Check(status, kInProgress, ctx.transition()).WithPrefix("task " + id));
+  }
+  const int64_t new_epoch = mine ? stored_epoch : stored_epoch + 1;
+  const int64_t expires = ctx.now_ms + lease_ms;
+  ASSIGN_OR_RETURN(int64_t changed,
+                   ctx.txn.Exec("UPDATE tasks SET status = ?, lease_owner = ?, lease_epoch = ?, "
+                                "lease_expires_at = ?, "
+                                "attempts = attempts + ?, blocked_reason = NULL, "
+                                "version = version + 1, updated_at = ? "
+                                "WHERE id = ? AND status = ? AND lease_epoch = ?",
+                                {SqlText(kInProgress), SqlText(agent), SqlInt(new_epoch),
+                                 SqlInt(expires), SqlInt(mine ? 0 : 1),
+                                 SqlText(ctx.now), SqlText(id), SqlText(status),
+                                 SqlInt(stored_epoch)}));
+  if (changed != 1) {
+    return AbortedError("task " + id + " changed while being claimed; retry the claim");
+  }
+  std::string summary = id + " claimed by " + agent + " (epoch " + std::to_string(new_epoch) + ")";
+  if (expired) summary += ", taking over the expired lease of " + lease["owner"].get<std::string>();
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = Str(task, "run_id"),
+                                    .kind = "task.claimed",
+                                    .summary = summary,
+                                    .payload = {{"task_id", id},
+                                                {"agent", agent},
+                                                {"epoch", new_epoch},
+                                                {"expires_at", FormatTime(expires)},
+                                                {"from", status},
+                                                {"previous_lease", lease}}})
+                      .status());
+  ASSIGN_OR_RETURN(task, LoadTask(ctx.txn, id));
+  return Json{{"claimed", true}, {"task", task}, {"lease", LeaseOf(task)}};
+}
+
+Result<Json> HeartbeatTask(OpContext& ctx, const Json& in) {
+  std::string agent;
+  ASSIGN_OR_RETURN(agent, ActingAgent(ctx, in));
+  // A lost agent's leases were freed (or are about to be), not renewed.
+  if (Status lost = CheckAgentNotLost(ctx.txn, agent, "renew leases");
+      lost.code() == StatusCode::kFailedPrecondition) {
+    return lost;
+  }
+  ASSIGN_OR_RETURN(Json task, LeasedTask(ctx, in, &agent));
+  RETURN_IF_ERROR(TouchAgent(ctx, agent));
+  const std::string id = Str(task, "id");
+  const int64_t expires = ctx.now_ms + in.value("lease_ms", kDefaultLeaseMillis);
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("UPDATE tasks SET lease_expires_at = ?, version = version + 1, "
+                            "updated_at = ? WHERE id = ?",
+                            {SqlInt(expires), SqlText(ctx.now), SqlText(id)})
+                      .status());
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = Str(task, "run_id"),
+                                    .kind = "task.heartbeat",
+                                    .summary = id + " lease renewed by " + agent + " until " +
+                                               FormatTime(expires),
+                                    .payload = {{"task_id", id},
+                                                {"agent", agent},
+                                                {"epoch", task["lease"]["epoch"]},
+                                                {"expires_at", FormatTime(expires)}}})
+                      .status());
+  ASSIGN_OR_RETURN(task, LoadTask(ctx.txn, id));
+  return Json{{"task", task}, {"lease", LeaseOf(task)}};
+}
+
+namespace {
+
+// complete / fail / release: a fenced move out of in_progress that drops the lease.
+Result<Json> FinishLease(OpContext& ctx, const Json& in, Outcome outcome, const char* verb) {
+  // Completing twice is a retry, not a conflict (Genie #1214): the same
+  // agent presenting the epoch it finished under gets the task back.
+  if (outcome == Outcome::kSuccess) {
+    ASSIGN_OR_RETURN(std::string agent, ActingAgent(ctx, in));
+    ASSIGN_OR_RETURN(std::vector<Row> rows,
+                     ctx.txn.Query("SELECT status, lease_owner, lease_epoch FROM tasks WHERE id = ?",
+                                   {SqlText(in.at("task").get<std::string>())}));
+    if (!rows.empty() && OutcomeOf(rows[0].Str(0)) == Outcome::kSuccess &&
+        !rows[0].IsNull(1) && rows[0].Str(1) == agent &&
+        rows[0].Int(2) == in.at("epoch").get<int64_t>()) {
+      return LoadTask(ctx.txn, in.at("task").get<std::string>());
+    }
+  }
+  std::string agent;
+  ASSIGN_OR_RETURN(Json task, LeasedTask(ctx, in, &agent));
+  std::string to = kReady;
+  if (outcome != Outcome::kPending) {
+    ASSIGN_OR_RETURN(to, TargetFor(ctx, task, outcome, verb));
+  }
+  std::string reason = in.value("reason", "");
+  reason = std::string(verb) + " by " + agent + (reason.empty() ? "" : ": " + reason);
+  const SqlValue result = in.contains("result") ? SqlText(CanonicalJson(in["result"])) : SqlNull();
+  RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, to, reason, ", result = COALESCE(?, result)",
+                                   {result}));
+  RETURN_IF_ERROR(TouchAgent(ctx, agent));
+  return LoadTask(ctx.txn, Str(task, "id"));
+}
+
+}  // namespace
+
+Result<Json> CompleteTask(OpContext& ctx, const Json& in) {
+  return FinishLease(ctx, in, Outcome::kSuccess, "completed");
+}
+
+Result<Json> FailTask(OpContext& ctx, const Json& in) {
+  return FinishLease(ctx, in, Outcome::kFailed, "failed");
+}
+
+Result<Json> ReleaseTask(OpContext& ctx, const Json& in) {
+  return FinishLease(ctx, in, Outcome::kPending, "released");
+}
+
+Status ReturnTaskToReady(OpContext& ctx, const std::string& task_id, const std::string& reason) {
+  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
+  if (Str(task, "status") != kInProgress) return Status();
+  return ChangeTaskStatus(ctx, task, kReady, reason);
+}
+
+Result<std::vector<std::string>> ReleaseLeasesOf(OpContext& ctx, const std::string& agent_id,
+                                                 const std::string& reason) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query("SELECT id FROM tasks WHERE lease_owner = ? AND status = ? "
+                                 "ORDER BY id",
+                                 {SqlText(agent_id), SqlText(kInProgress)}));
+  std::vector<std::string> ids;
+  for (const Row& r : rows) {
+    RETURN_IF_ERROR(ReturnTaskToReady(ctx, r.Str(0), reason));
+    ids.push_back(r.Str(0));
+  }
+  return ids;
+}
+
+}  // namespace baton

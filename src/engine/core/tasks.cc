@@ -1,0 +1,249 @@
+#include <algorithm>
+#include <map>
+
+#include "engine/core/core_services.h"
+#include "engine/ledger/ledger.h"
+#include "engine/core/task_graph.h"
+#include "model/profile.h"
+#include "util/clock.h"
+
+namespace baton {
+namespace {
+
+constexpr char kTaskColumns[] =
+    "id, run_id, project_id, parent_id, kind, key, title, body, machine, status, "
+    "priority, position, assignee, lease_owner, lease_epoch, lease_expires_at, "
+    "attempts, board_column, result, meta, version, created_at, updated_at, "
+    "trigger_rule, blocked_reason, board_id";
+
+Json NullOr(const Row& r, size_t i) { return RowTextOrNull(r, i); }
+Json ParseOr(const Row& r, size_t i, Json fallback) { return RowJsonOr(r, i, std::move(fallback)); }
+
+Json TaskRowToJson(const Row& r) {
+  Json lease = Json();
+  if (!r.IsNull(13)) {
+    lease = {{"owner", r.Str(13)},
+             {"epoch", r.Int(14)},
+             {"expires_at", r.IsNull(15) ? Json() : Json(FormatTime(r.Int(15)))}};
+  }
+  return Json{{"id", r.Str(0)},          {"run_id", NullOr(r, 1)},
+              {"project_id", NullOr(r, 2)}, {"parent_id", NullOr(r, 3)},
+              {"kind", r.Str(4)},         {"key", NullOr(r, 5)},
+              {"title", r.Str(6)},        {"body", r.Str(7)},
+              {"machine", r.Str(8)},      {"status", r.Str(9)},
+              {"priority", r.Int(10)},    {"position", r.Int(11)},
+              {"assignee", NullOr(r, 12)}, {"lease", lease},
+              {"attempts", r.Int(16)},    {"board_column", NullOr(r, 17)},
+              {"result", ParseOr(r, 18, Json())},
+              {"meta", ParseOr(r, 19, Json::object())},
+              {"version", r.Int(20)},     {"created_at", r.Str(21)},
+              {"updated_at", r.Str(22)},
+              {"trigger_rule", r.Str(23)},
+              {"blocked_reason", NullOr(r, 24)},
+              {"board_id", NullOr(r, 25)}};
+}
+
+// Picks the machine for a new task: explicit, else from the run's profile and
+// the task's kind, else baton.task.
+Result<std::string> MachineForNewTask(OpContext& ctx, const Json& in,
+                                      const Json* run, std::string* kind) {
+  const Profile* profile = nullptr;
+  if (run != nullptr) {
+    ASSIGN_OR_RETURN(profile, FindProfile((*run)["profile"].get<std::string>()));
+  } else {
+    ASSIGN_OR_RETURN(profile, FindProfile("baton"));
+  }
+  *kind = in.value("kind", profile->default_task_kind);
+  std::string machine;
+  if (in.contains("machine")) {
+    machine = in["machine"].get<std::string>();
+  } else {
+    ASSIGN_OR_RETURN(machine, TaskMachineFor(*profile, *kind));
+  }
+  Result<const Machine*> m = ctx.machines.Get(machine);
+  if (!m.ok()) return InvalidArgumentError("machine: " + m.status().message());
+  return machine;
+}
+
+}  // namespace
+
+Json RowTextOrNull(const Row& r, size_t i) { return r.IsNull(i) ? Json() : Json(r.Str(i)); }
+
+Json RowJsonOr(const Row& r, size_t i, Json fallback) {
+  if (r.IsNull(i)) return fallback;
+  Json j = Json::parse(r.Str(i), nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? fallback : j;
+}
+
+Result<Json> LoadTask(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query(std::string("SELECT ") + kTaskColumns + " FROM tasks WHERE id = ?",
+                             {SqlText(id)}));
+  if (rows.empty()) return NotFoundError("task: no task with id \"" + id + "\"");
+  return TaskRowToJson(rows[0]);
+}
+
+Result<std::vector<Json>> LoadRunTasks(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query(std::string("SELECT ") + kTaskColumns +
+                                 " FROM tasks WHERE run_id = ? ORDER BY position, created_at, id",
+                             {SqlText(run_id)}));
+  std::vector<Json> tasks;
+  tasks.reserve(rows.size());
+  for (const Row& r : rows) tasks.push_back(TaskRowToJson(r));
+  return tasks;
+}
+
+Result<Json> CreateTask(OpContext& ctx, const Json& in) {
+  Json run;
+  std::string run_id;
+  std::string project_id;
+  if (in.contains("run")) {
+    run_id = in["run"].get<std::string>();
+    ASSIGN_OR_RETURN(run, LoadRun(ctx.txn, run_id));
+    if (!run["project_id"].is_null()) project_id = run["project_id"].get<std::string>();
+  }
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+    if (!project_id.empty() && pid != project_id) {
+      return InvalidArgumentError("project: run " + run_id + " belongs to project " +
+                                  project_id + ", not " + pid);
+    }
+    project_id = pid;
+  }
+  std::string parent_id = in.value("parent", "");
+  if (!parent_id.empty()) RETURN_IF_ERROR(LoadTask(ctx.txn, parent_id).status());
+  std::string kind;
+  ASSIGN_OR_RETURN(std::string machine_name,
+                   MachineForNewTask(ctx, in, run_id.empty() ? nullptr : &run, &kind));
+  const std::string status = ctx.machines.Find(machine_name)->initial();
+  const std::string id = in.value("id", NewId("task"));
+  const std::string key = in.value("key", "");
+  const std::string title = in.at("title").get<std::string>();
+  Status inserted =
+      ctx.txn
+          .Exec("INSERT INTO tasks (id, run_id, project_id, parent_id, kind, key, "
+                "title, body, machine, status, priority, position, assignee, meta, "
+                "trigger_rule, version, created_at, updated_at) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+                {SqlText(id), SqlTextOrNull(run_id), SqlTextOrNull(project_id),
+                 SqlTextOrNull(parent_id), SqlText(kind), SqlTextOrNull(key),
+                 SqlText(title), SqlText(in.value("body", "")),
+                 SqlText(machine_name), SqlText(status),
+                 SqlInt(in.value("priority", int64_t{0})),
+                 SqlInt(in.value("position", int64_t{0})),
+                 SqlTextOrNull(in.value("assignee", "")),
+                 SqlText(CanonicalJson(in.value("meta", Json::object()))),
+                 SqlText(in.value("trigger_rule", "all_success")),
+                 SqlText(ctx.now), SqlText(ctx.now)})
+          .status();
+  if (inserted.code() == StatusCode::kAlreadyExists) {
+    return AlreadyExistsError("task: a task with id \"" + id + "\"" +
+                              (key.empty() ? "" : " or key \"" + key + "\" in run " + run_id) +
+                              " already exists");
+  }
+  RETURN_IF_ERROR(inserted);
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
+                                    .kind = "task.created",
+                                    .summary = kind + " " + id + " created: " + title,
+                                    .payload = {{"task_id", id},
+                                                {"kind", kind},
+                                                {"key", key},
+                                                {"machine", machine_name},
+                                                {"status", status}}})
+                      .status());
+  for (const Json& dep : in.value("depends_on", Json::array())) {
+    RETURN_IF_ERROR(InsertDependency(ctx, id, dep.get<std::string>(), "depends_on")
+                        .WithPrefix("depends_on"));
+  }
+  RETURN_IF_ERROR(EvaluateReadiness(ctx, id));
+  return LoadTask(ctx.txn, id);
+}
+
+Result<Json> ShowTask(OpContext& ctx, const Json& in) {
+  return LoadTask(ctx.txn, in.at("id").get<std::string>());
+}
+
+// Gives each task of "tasks" its "depends_on" (ids), a query per 500 tasks.
+Status AddDependencies(Txn& txn, Json& tasks) {
+  std::map<std::string, Json*> by_id;
+  for (Json& t : tasks) {
+    t["depends_on"] = Json::array();
+    by_id[t["id"].get<std::string>()] = &t;
+  }
+  constexpr size_t kChunk = 500;
+  for (size_t start = 0; start < tasks.size(); start += kChunk) {
+    std::string marks;
+    std::vector<SqlValue> params;
+    for (size_t i = start; i < std::min(tasks.size(), start + kChunk); ++i) {
+      marks += marks.empty() ? "?" : ", ?";
+      params.push_back(SqlText(tasks[i]["id"].get<std::string>()));
+    }
+    ASSIGN_OR_RETURN(std::vector<Row> rows,
+                     txn.Query("SELECT task_id, depends_on_id FROM task_deps WHERE task_id IN (" +
+                                   marks + ") ORDER BY task_id, depends_on_id",
+                               params));
+    for (const Row& r : rows) (*by_id[r.Str(0)])["depends_on"].push_back(r.Str(1));
+  }
+  return Status();
+}
+
+Result<Json> ListTasks(OpContext& ctx, const Json& in) {
+  std::string sql = std::string("SELECT ") + kTaskColumns + " FROM tasks WHERE 1 = 1";
+  std::vector<SqlValue> params;
+  if (in.contains("project")) {
+    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
+    sql += " AND project_id = ?";
+    params.push_back(SqlText(pid));
+  }
+  for (auto [field, column] : {std::pair{"run", "run_id"}, {"status", "status"},
+                               {"kind", "kind"}, {"assignee", "assignee"},
+                               {"parent", "parent_id"}}) {
+    if (in.contains(field)) {
+      sql += std::string(" AND ") + column + " = ?";
+      params.push_back(SqlText(in[field].get<std::string>()));
+    }
+  }
+  sql += " ORDER BY priority DESC, position, created_at, id LIMIT ?";
+  params.push_back(SqlInt(in.value("limit", 1000)));
+  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql, params));
+  Json list = Json::array();
+  for (const Row& r : rows) list.push_back(TaskRowToJson(r));
+  if (in.value("with_dependencies", false)) RETURN_IF_ERROR(AddDependencies(ctx.txn, list));
+  return Json{{"tasks", list}};
+}
+
+Result<Json> SetTaskStatus(OpContext& ctx, const Json& in) {
+  const std::string id = in.at("id").get<std::string>();
+  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, id));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "task", id, task["version"].get<int64_t>()));
+  // A NULL parameter keeps the stored result.
+  const SqlValue result = in.contains("result") ? SqlText(CanonicalJson(in["result"])) : SqlNull();
+  // A block by hand names who did it, so readiness never lifts it.
+  std::string reason = in.value("reason", "");
+  if (in.at("status") == "blocked") {
+    reason = "blocked by " + ctx.actor.id + (reason.empty() ? "" : ": " + reason);
+  }
+  if (task["status"] == "blocked" && in.at("status") == "blocked") {
+    // Already blocked (say, by its dependencies): the block by hand replaces
+    // the reason, so that readiness leaves the task alone.
+    RETURN_IF_ERROR(ctx.txn
+                        .Exec("UPDATE tasks SET blocked_reason = ?, result = COALESCE(?, result), "
+                              "version = version + 1, updated_at = ? WHERE id = ?",
+                              {SqlText(reason), result, SqlText(ctx.now), SqlText(id)})
+                        .status());
+    RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task["run_id"].is_null()
+                                                    ? std::string()
+                                                    : task["run_id"].get<std::string>(),
+                                      .kind = "task.blocked",
+                                      .summary = id + " blocked: " + reason,
+                                      .payload = {{"task_id", id}, {"reason", reason}}})
+                        .status());
+    return LoadTask(ctx.txn, id);
+  }
+  RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, in.at("status").get<std::string>(), reason,
+                                   ", result = COALESCE(?, result)", {result}));
+  return LoadTask(ctx.txn, id);
+}
+
+}  // namespace baton

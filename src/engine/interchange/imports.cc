@@ -1,0 +1,673 @@
+// Run images into the store (imports.h, docs/formats.md "Import"): run.import.
+
+#include "engine/interchange/imports.h"
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "engine/core/core_services.h"
+#include "engine/ledger/ledger.h"
+#include "formats/lifecycle.h"
+#include "formats/sinfonia_envelope.h"
+#include "model/profile.h"
+#include "util/clock.h"
+#include "util/sha256.h"
+
+namespace baton {
+namespace {
+
+// Ledger kinds that are a seed system's own history, replayed on import.
+constexpr std::string_view kHistoryKinds[] = {"run.progress", "sgai.handoff", "stigmergy.signal",
+                                              "graph.node"};
+
+bool IsHistoryKind(std::string_view kind) {
+  for (std::string_view k : kHistoryKinds) {
+    if (k == kind) return true;
+  }
+  return false;
+}
+
+std::string Str(const Json& j, const char* key, std::string fallback = "") {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+int64_t Int(const Json& j, const char* key, int64_t fallback = 0) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
+}
+
+Json ObjectOr(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : Json::object();
+}
+
+Json ListOf(const Json& image, const char* key) {
+  auto it = image.find(key);
+  return it != image.end() && it->is_array() ? *it : Json::array();
+}
+
+SqlValue TextOrNull(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return SqlNull();
+  return SqlText(it->get<std::string>());
+}
+
+std::string TaskRef(const Json& task) {
+  const std::string ref = Str(task, "ref");
+  if (!ref.empty()) return ref;
+  const std::string key = Str(task, "key");
+  return key.empty() ? Str(task, "id") : Str(task, "kind") + ":" + key;
+}
+
+
+
+// Identity of a list item, to recognise one the run already holds.
+std::string Fingerprint(std::string_view list, const Json& item) {
+  auto s = [&](const char* k) { return Str(item, k); };
+  if (list == "messages") {
+    return s("from") + "\n" + s("to") + "\n" + s("body") + "\n" + s("created_at");
+  }
+  if (list == "history") return s("kind") + "\n" + s("time") + "\n" + s("summary");
+  if (list == "approvals") {
+    return s("subject_kind") + "\n" + s("subject") + "\n" + s("decision") + "\n" +
+           s("reviewer") + "\n" + s("note") + "\n" + s("time");
+  }
+  if (list == "usage") {
+    return s("agent") + "\n" + s("model") + "\n" + s("step_id") + "\n" + s("time") + "\n" +
+           CanonicalJson(item.value("tokens", Json()));
+  }
+  if (list == "questions") return s("message") + "\n" + CanonicalJson(item.value("questions", Json()));
+  return s("id");  // sessions, handoffs
+}
+
+class Importer {
+ public:
+  Importer(OpContext& ctx, const RunImage& image, const ImportRequest& request)
+      : ctx_(ctx), image_(image), request_(request), notes_(request.notes) {}
+
+  Result<Json> Run();
+
+ private:
+  Status CheckRun();
+  Json MergedMeta(const Json& meta) const;
+  Status WriteRun();
+  Status WriteTasks();
+  Status WriteMessages();
+  Status WriteHistory();
+  Status WriteApprovals(int64_t event_seq);
+  Status WriteSessionsAndHandoffs();
+  Status WriteUsage();
+  Status WriteQuestions();
+  Status RegisterWish();
+  std::string Time(const Json& item, const char* key) const {
+    const std::string t = Str(item, key);
+    return t.empty() ? ctx_.now : t;
+  }
+  bool Seen(std::string_view list, const Json& item) {
+    return existing_[std::string(list)].contains(Fingerprint(list, item));
+  }
+  void Count(const std::string& what, int64_t n = 1) {
+    counts_[what] = counts_.value(what, int64_t{0}) + n;
+  }
+
+  OpContext& ctx_;
+  const RunImage& image_;
+  const ImportRequest& request_;
+  const Profile* profile_ = nullptr;
+  const Machine* machine_ = nullptr;
+  Json run_;                 // the image's run object
+  Json current_;             // the stored run when updating
+  std::string run_id_;
+  std::string project_id_;
+  bool created_ = false;
+  std::map<std::string, std::set<std::string>> existing_;  // list → fingerprints
+  std::map<std::string, std::string> task_ids_;             // ref → stored id
+  Json counts_ = Json::object();
+  Json notes_ = Json::array();
+  Json status_changes_ = Json::array();
+};
+
+Status Importer::CheckRun() {
+  auto it = image_.find("run");
+  if (it == image_.end() || !it->is_object()) {
+    return InvalidArgumentError("image: run: missing; the reader gave no run");
+  }
+  run_ = *it;
+  ASSIGN_OR_RETURN(profile_, FindProfile(Str(run_, "profile")));
+  const std::string machine = Str(run_, "machine", profile_->run_machine);
+  Result<const Machine*> m = ctx_.machines.Get(machine);
+  if (!m.ok()) return InvalidArgumentError("run.machine: " + m.status().message());
+  machine_ = *m;
+  const std::string status = Str(run_, "status");
+  if (!machine_->HasState(status)) {
+    std::string states;
+    for (const MachineState& s : machine_->states()) {
+      states += std::string(states.empty() ? "" : ", ") + s.name;
+    }
+    return InvalidArgumentError(request_.source + ": status \"" + status + "\" is not a state of " +
+                                machine + " (states: " + states + ")");
+  }
+  return Status();
+}
+
+// The meta keys a format's files hold are recorded per format
+// (meta.format_keys.<format>), so that an update drops a key the file no
+// longer has while keeping what only baton holds (an sgai run's GOAL.md
+// flow, say).
+Json Importer::MergedMeta(const Json& meta) const {
+  Json merged = created_ || !current_["meta"].is_object() ? Json::object() : current_["meta"];
+  const Json previous = merged.value("format_keys", Json::object()).value(request_.format, Json::array());
+  for (const Json& k : previous) {
+    if (k.is_string() && !meta.contains(k.get<std::string>())) merged.erase(k.get<std::string>());
+  }
+  Json keys = Json::array();
+  for (const auto& [k, v] : meta.items()) {
+    if (k == "format_keys") continue;
+    merged[k] = v;
+    keys.push_back(k);
+  }
+  merged["format_keys"][request_.format] = keys;
+  return merged;
+}
+
+Status Importer::WriteRun() {
+  const std::string status = Str(run_, "status");
+  const Json context = ObjectOr(run_, "context");
+  const SqlValue cursor = TextOrNull(run_, "cursor");
+  const SqlValue cursor_index = run_.contains("cursor_index") && run_["cursor_index"].is_number_integer()
+                                    ? SqlInt(run_["cursor_index"].get<int64_t>())
+                                    : SqlNull();
+  const std::string updated = Time(run_, "updated_at");
+  if (request_.run_id.empty()) {
+    created_ = true;
+    run_id_ = NewId("run");
+    if (!request_.project.empty()) {
+      ASSIGN_OR_RETURN(project_id_, ResolveProjectId(ctx_.txn, request_.project));
+    }
+    return ctx_.txn
+        .Exec("INSERT INTO runs (id, project_id, profile, machine, status, title, cursor, "
+              "cursor_index, context, meta, version, created_at, updated_at) VALUES "
+              "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+              {SqlText(run_id_), project_id_.empty() ? SqlNull() : SqlText(project_id_),
+               SqlText(profile_->name), SqlText(machine_->name()), SqlText(status),
+               SqlText(Str(run_, "title")), cursor, cursor_index, SqlText(CanonicalJson(context)),
+               SqlText(CanonicalJson(MergedMeta(ObjectOr(run_, "meta")))),
+               SqlText(Time(run_, "created_at")), SqlText(updated)})
+        .status();
+  }
+  run_id_ = request_.run_id;
+  ASSIGN_OR_RETURN(current_, LoadRun(ctx_.txn, run_id_));
+  if (current_["profile"] != profile_->name) {
+    return FailedPreconditionError("run: " + run_id_ + " is a " +
+                                   current_["profile"].get<std::string>() + " run; this " +
+                                   request_.format + " file holds a " + profile_->name +
+                                   " run — import it as a new run");
+  }
+  if (!request_.project.empty()) {
+    return InvalidArgumentError("project: only a new run takes a project; run " + run_id_ +
+                                " keeps its own");
+  }
+  // The stored run's machine rules its status, whatever the file's profile
+  // would pick.
+  const std::string machine = current_["machine"].get<std::string>();
+  if (machine != machine_->name()) {
+    Result<const Machine*> m = ctx_.machines.Get(machine);
+    if (!m.ok()) return FailedPreconditionError("run.machine: " + m.status().message());
+    if (!(*m)->HasState(status)) {
+      return FailedPreconditionError("run.machine: run " + run_id_ + " follows " + machine +
+                                     ", which has no status \"" + status + "\" (the file's " +
+                                     machine_->name() + " status); import it as a new run");
+    }
+    machine_ = *m;
+  }
+  if (current_["project_id"].is_string()) project_id_ = current_["project_id"].get<std::string>();
+  if (current_["status"] != status) {
+    status_changes_.push_back({{"ref", "run"}, {"from", current_["status"]}, {"to", status}});
+  }
+  return ctx_.txn
+      .Exec("UPDATE runs SET status = ?, title = ?, cursor = ?, cursor_index = ?, context = ?, "
+            "meta = ?, version = version + 1, updated_at = ? WHERE id = ?",
+            {SqlText(status), SqlText(Str(run_, "title")), cursor, cursor_index,
+             SqlText(CanonicalJson(context)),
+             SqlText(CanonicalJson(MergedMeta(ObjectOr(run_, "meta")))), SqlText(updated),
+             SqlText(run_id_)})
+      .status();
+}
+
+Status Importer::WriteTasks() {
+  const Json tasks = ListOf(image_, "tasks");
+  std::map<std::string, Json> stored;  // ref → stored task, when updating
+  std::map<std::string, Json> keyless;  // kind|title|created_at → stored task
+  if (!created_) {
+    ASSIGN_OR_RETURN(std::vector<Json> rows, LoadRunTasks(ctx_.txn, run_id_));
+    for (const Json& t : rows) {
+      if (t["key"].is_string()) {
+        stored[t["kind"].get<std::string>() + ":" + t["key"].get<std::string>()] = t;
+      } else {
+        keyless[t["kind"].get<std::string>() + "|" + t["title"].get<std::string>() + "|" +
+                t["created_at"].get<std::string>()] = t;
+      }
+    }
+  }
+  std::set<std::string> refs;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const Json& t = tasks[i];
+    const std::string where = "tasks[" + std::to_string(i) + "]";
+    const std::string kind = Str(t, "kind", profile_->default_task_kind);
+    Result<std::string> machine_name = TaskMachineFor(*profile_, kind);
+    if (!machine_name.ok()) return InvalidArgumentError(where + "." + machine_name.status().message());
+    const Machine* machine = ctx_.machines.Find(*machine_name);
+    if (machine == nullptr) return InternalError(where + ": machine " + *machine_name + " is missing");
+    const std::string status = Str(t, "status", machine->initial());
+    if (!machine->HasState(status)) {
+      return InvalidArgumentError(request_.source + ": " + where + ".status: \"" + status +
+                                  "\" is not a state of " + *machine_name);
+    }
+    const std::string ref = TaskRef(t);
+    if (ref.empty() || !refs.insert(ref).second) {
+      return InvalidArgumentError(request_.source + ": " + where + ": task \"" + ref +
+                                  "\" appears twice");
+    }
+    const std::string key = Str(t, "key");
+    const Json* found = nullptr;
+    if (!key.empty() && stored.contains(kind + ":" + key)) {
+      found = &stored[kind + ":" + key];
+    } else if (key.empty()) {
+      auto it = keyless.find(kind + "|" + Str(t, "title") + "|" + Str(t, "created_at"));
+      if (it != keyless.end()) found = &it->second;
+    }
+    const Json meta = ObjectOr(t, "meta");
+    const std::string result = t.contains("result") && !t["result"].is_null()
+                                   ? CanonicalJson(t["result"])
+                                   : std::string();
+    std::vector<SqlValue> values = {
+        SqlText(Str(t, "title")),           SqlText(Str(t, "body")),
+        SqlText(status),                    SqlInt(Int(t, "priority")),
+        SqlInt(Int(t, "position", static_cast<int64_t>(i))), TextOrNull(t, "assignee"),
+        SqlInt(Int(t, "attempts")),         TextOrNull(t, "board_column"),
+        result.empty() ? SqlNull() : SqlText(result), SqlText(CanonicalJson(meta)),
+        SqlText(Time(t, "updated_at"))};
+    if (found != nullptr) {
+      const std::string id = (*found)["id"].get<std::string>();
+      const std::string stored_machine = (*found)["machine"].get<std::string>();
+      const Machine* sm = ctx_.machines.Find(stored_machine);
+      if (stored_machine != *machine_name && (sm == nullptr || !sm->HasState(status))) {
+        return FailedPreconditionError(request_.source + ": " + where + ".status: task " + ref +
+                                       " follows " + stored_machine + ", which has no status \"" +
+                                       status + "\"");
+      }
+      task_ids_[ref] = id;
+      if ((*found)["status"] != status) {
+        status_changes_.push_back({{"ref", ref}, {"from", (*found)["status"]}, {"to", status}});
+      }
+      values.push_back(SqlText(id));
+      RETURN_IF_ERROR(ctx_.txn
+                          .Exec("UPDATE tasks SET title = ?, body = ?, status = ?, priority = ?, "
+                                "position = ?, assignee = ?, attempts = ?, board_column = ?, "
+                                "result = ?, meta = ?, updated_at = ?, version = version + 1 "
+                                "WHERE id = ?",
+                                values)
+                          .status());
+      Count("tasks_updated");
+      continue;
+    }
+    const std::string id = NewId("task");
+    task_ids_[ref] = id;
+    std::vector<SqlValue> insert = {SqlText(id),
+                                    SqlText(run_id_),
+                                    project_id_.empty() ? SqlNull() : SqlText(project_id_),
+                                    SqlText(kind),
+                                    key.empty() ? SqlNull() : SqlText(key),
+                                    SqlText(*machine_name),
+                                    SqlText(Time(t, "created_at"))};
+    insert.insert(insert.end(), values.begin(), values.end());
+    RETURN_IF_ERROR(
+        ctx_.txn
+            .Exec("INSERT INTO tasks (id, run_id, project_id, kind, key, machine, created_at, "
+                  "title, body, status, priority, position, assignee, attempts, board_column, "
+                  "result, meta, updated_at, version) VALUES "
+                  "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                  insert)
+            .status());
+    Count("tasks_created");
+  }
+  // Parents and dependencies, now that every task has an id.
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const Json& t = tasks[i];
+    const std::string where = "tasks[" + std::to_string(i) + "]";
+    const std::string id = task_ids_[TaskRef(t)];
+    const std::string parent = Str(t, "parent");
+    if (!parent.empty()) {
+      if (!task_ids_.contains(parent)) {
+        return InvalidArgumentError(request_.source + ": " + where + ".parent: no task \"" +
+                                    parent + "\" in the file");
+      }
+      RETURN_IF_ERROR(ctx_.txn
+                          .Exec("UPDATE tasks SET parent_id = ? WHERE id = ?",
+                                {SqlText(task_ids_[parent]), SqlText(id)})
+                          .status());
+    }
+    const Json deps = t.value("depends_on", Json::array());
+    for (size_t d = 0; d < deps.size(); ++d) {
+      const std::string dep = deps[d].is_string() ? deps[d].get<std::string>() : "";
+      if (!task_ids_.contains(dep) || task_ids_[dep] == id) {
+        return InvalidArgumentError(request_.source + ": " + where + ".depends_on[" +
+                                    std::to_string(d) + "]: no other task \"" + dep +
+                                    "\" in the file");
+      }
+      RETURN_IF_ERROR(ctx_.txn
+                          .Exec("INSERT INTO task_deps (task_id, depends_on_id, dep_type) "
+                                "VALUES (?, ?, 'depends_on') ON CONFLICT DO NOTHING",
+                                {SqlText(id), SqlText(task_ids_[dep])})
+                          .status());
+    }
+  }
+  return Status();
+}
+
+Status Importer::WriteMessages() {
+  for (const Json& m : ListOf(image_, "messages")) {
+    if (Seen("messages", m)) continue;
+    const bool read = m.value("read", false);
+    RETURN_IF_ERROR(
+        ctx_.txn
+            .Exec("INSERT INTO messages (id, project_id, run_id, sender, recipient, addressed_to, "
+                  "body, source, meta, read, read_at, read_by, delivery_status, created_at) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?, 'import', ?, ?, ?, ?, 'delivered', ?)",
+                  {SqlText(NewId("msg")), project_id_.empty() ? SqlNull() : SqlText(project_id_),
+                   SqlText(run_id_), SqlText(Str(m, "from")), SqlText(Str(m, "to")),
+                   SqlText(Str(m, "to")), SqlText(Str(m, "body")),
+                   SqlText(CanonicalJson(ObjectOr(m, "meta"))), SqlInt(read ? 1 : 0),
+                   TextOrNull(m, "read_at"), TextOrNull(m, "read_by"),
+                   // Empty when the file did not say: writers then leave it out.
+                   SqlText(Str(m, "created_at"))})
+            .status());
+    Count("messages");
+  }
+  return Status();
+}
+
+Status Importer::WriteHistory() {
+  int64_t skipped = 0;
+  for (const Json& h : ListOf(image_, "history")) {
+    const std::string kind = Str(h, "kind");
+    if (!IsHistoryKind(kind)) {
+      ++skipped;
+      continue;
+    }
+    if (Seen("history", h)) continue;
+    Json payload = ObjectOr(h, "payload");
+    if (!Str(h, "time").empty()) payload["source_time"] = Str(h, "time");
+    payload["imported"] = true;
+    RETURN_IF_ERROR(AppendEvent(ctx_, {.run_id = run_id_,
+                                       .kind = kind,
+                                       .summary = Str(h, "summary"),
+                                       .payload = payload,
+                                       .files = h.value("files", Json::array())})
+                        .status());
+    Count("history");
+  }
+  if (skipped > 0) {
+    notes_.push_back("history: " + std::to_string(skipped) +
+                     " event(s) of baton's own kinds (status changes and the like) are the source "
+                     "run's record and were not replayed");
+  }
+  return Status();
+}
+
+Status Importer::WriteApprovals(int64_t event_seq) {
+  for (const Json& a : ListOf(image_, "approvals")) {
+    if (Seen("approvals", a)) continue;
+    RETURN_IF_ERROR(
+        ctx_.txn
+            .Exec("INSERT INTO approvals (id, run_id, subject_kind, subject, decision, reviewer, "
+                  "note, event_seq, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  {SqlText(NewId("dec")), SqlText(run_id_), SqlText(Str(a, "subject_kind", "run")),
+                   SqlText(Str(a, "subject")), SqlText(Str(a, "decision")),
+                   SqlText(Str(a, "reviewer")), SqlText(Str(a, "note")), SqlInt(event_seq),
+                   SqlText(CanonicalJson(ObjectOr(a, "meta"))), SqlText(Time(a, "time"))})
+            .status());
+    Count("approvals");
+  }
+  return Status();
+}
+
+// Session and hand-off ids are unique in the store: one that another run
+// already holds is left out, with a note.
+Status Importer::WriteSessionsAndHandoffs() {
+  for (const Json& s : ListOf(image_, "sessions")) {
+    if (Seen("sessions", s)) continue;
+    ASSIGN_OR_RETURN(int64_t n, ctx_.txn.Exec(
+        "INSERT INTO sessions (id, run_id, status, started_at, last_active_at, meta) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        {SqlText(Str(s, "id")), SqlText(run_id_), SqlText(Str(s, "status", "active")),
+         SqlText(Time(s, "started_at")), SqlText(Time(s, "last_active_at")),
+         SqlText(CanonicalJson(ObjectOr(s, "meta")))}));
+    if (n == 0) {
+      notes_.push_back("sessions: " + Str(s, "id") + " belongs to another run; not imported");
+    } else {
+      Count("sessions");
+    }
+  }
+  for (const Json& h : ListOf(image_, "handoffs")) {
+    if (Seen("handoffs", h)) continue;
+    const std::string step = Str(h, "step");
+    ASSIGN_OR_RETURN(int64_t n, ctx_.txn.Exec(
+        "INSERT INTO handoffs (id, run_id, session_id, sequence, source, target, type, status, "
+        "step_id, body, meta, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?) ON CONFLICT DO NOTHING",
+        {SqlText(Str(h, "id", NewId("handoff"))), SqlText(run_id_), TextOrNull(h, "session_id"),
+         SqlInt(Int(h, "sequence")), SqlText(Str(h, "source")), SqlText(Str(h, "target")),
+         SqlText(Str(h, "type", "dispatch")), SqlText(Str(h, "status", "pending")),
+         task_ids_.contains(step) ? SqlText(task_ids_[step]) : SqlNull(),
+         SqlText(Str(h, "body")), SqlText(CanonicalJson(ObjectOr(h, "meta"))),
+         SqlText(Time(h, "created_at")), SqlText(Time(h, "updated_at"))}));
+    if (n == 0) {
+      notes_.push_back("handoffs: " + Str(h, "id") +
+                       " is already held (another run, or the same sequence); not imported");
+    } else {
+      Count("handoffs");
+    }
+  }
+  return Status();
+}
+
+Status Importer::WriteUsage() {
+  for (const Json& u : ListOf(image_, "usage")) {
+    if (Seen("usage", u)) continue;
+    const Json tokens = ObjectOr(u, "tokens");
+    RETURN_IF_ERROR(
+        ctx_.txn
+            .Exec("INSERT INTO usage (run_id, agent, model, step_id, session_id, cost, "
+                  "input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, "
+                  "cache_write_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  {SqlText(run_id_), SqlText(Str(u, "agent")), SqlText(Str(u, "model")),
+                   SqlText(Str(u, "step_id")), SqlText(Str(u, "session_id")),
+                   SqlValue(u.value("cost", 0.0)), SqlInt(Int(tokens, "input")),
+                   SqlInt(Int(tokens, "output")), SqlInt(Int(tokens, "reasoning")),
+                   SqlInt(Int(tokens, "cacheRead")), SqlInt(Int(tokens, "cacheWrite")),
+                   SqlText(Time(u, "time"))})
+            .status());
+    Count("usage");
+  }
+  return Status();
+}
+
+// An open question in the file is open again here: the run waits as the
+// file says, and the answer returns it to where it was before — for a run
+// the file says waits, its profile's active status. A run that waits with
+// no question in the file gets one, or nothing could ever release it.
+Status Importer::WriteQuestions() {
+  const std::string status = Str(run_, "status");
+  const bool waiting = status == profile_->waiting_status;
+  const std::string before = waiting ? StatusFor(machine_->name(), Phase::kActive) : status;
+  Json questions_in = ListOf(image_, "questions");
+  if (waiting && questions_in.empty() && !created_) {
+    ASSIGN_OR_RETURN(std::vector<Row> open,
+                     ctx_.txn.Query("SELECT 1 FROM questions WHERE run_id = ? AND status = 'open'",
+                                    {SqlText(run_id_)}));
+    if (!open.empty()) return Status();
+  }
+  if (waiting && questions_in.empty()) {
+    questions_in.push_back(
+        {{"message", "The imported " + request_.format + " file says this run waits for a human (" +
+                         status + "); answer to let it go on."},
+         {"questions", Json::array({{{"question", "Let the run go on?"},
+                                     {"choices", Json::array({"go on"})},
+                                     {"multiSelect", false}}})},
+         {"asked_by", "baton"}});
+    notes_.push_back("questions: the file's run waits for a human without a question; one was "
+                     "opened so that an answer releases it");
+  }
+  for (const Json& q : questions_in) {
+    if (Str(q, "status", "open") != "open" || Seen("questions", q)) continue;
+    const Json questions = q.value("questions", Json::array());
+    const std::string id =
+        Str(q, "id", Sha256Hex(Str(q, "message") + CanonicalJson(questions)).substr(0, 16));
+    RETURN_IF_ERROR(
+        ctx_.txn
+            .Exec("INSERT INTO questions (id, run_id, project_id, asked_by, asked_by_role, "
+                  "message, questions, work_gate, blocks, status, status_before, created_at, "
+                  "updated_at) VALUES (?, ?, ?, ?, 'agent', ?, ?, ?, '[]', 'open', ?, ?, ?)",
+                  {SqlText(id), SqlText(run_id_),
+                   project_id_.empty() ? SqlNull() : SqlText(project_id_),
+                   SqlText(Str(q, "asked_by", "coordinator")), SqlText(Str(q, "message")),
+                   SqlText(CanonicalJson(questions)), SqlInt(q.value("work_gate", false) ? 1 : 0),
+                   SqlText(before), SqlText(Time(q, "created_at")), SqlText(ctx_.now)})
+            .status());
+    Count("questions");
+  }
+  return Status();
+}
+
+// A Genie wish state is a wish: registered under its slug, so the wish
+// operations find it, unless that slug is already another run's.
+Status Importer::RegisterWish() {
+  if (!created_ || request_.format != "genie-wish") return Status();
+  const Json meta = ObjectOr(run_, "meta");
+  const std::string slug = Str(meta, "slug");
+  if (slug.empty()) return Status();
+  ASSIGN_OR_RETURN(int64_t n,
+                   ctx_.txn.Exec("INSERT INTO wishes (project_key, slug, run_id, wish_file, "
+                                 "signature, created_at) VALUES (?, ?, ?, ?, ?, ?) "
+                                 "ON CONFLICT DO NOTHING",
+                                 {SqlText(project_id_), SqlText(slug), SqlText(run_id_),
+                                  Str(meta, "wish_file").empty() ? SqlNull()
+                                                                 : SqlText(Str(meta, "wish_file")),
+                                  SqlText(Str(meta, "groupsSignature")),
+                                  SqlText(Time(run_, "created_at"))}));
+  if (n == 0) {
+    notes_.push_back("wish: the slug \"" + slug +
+                     "\" is already another run's wish; this run is not registered under it");
+  }
+  return Status();
+}
+
+Result<Json> Importer::Run() {
+  RETURN_IF_ERROR(CheckRun());
+  RETURN_IF_ERROR(WriteRun());
+  if (!created_) {
+    ASSIGN_OR_RETURN(RunImage current, ExportImage(ctx_.txn, run_id_));
+    for (const char* list : {"messages", "history", "approvals", "sessions", "handoffs", "usage",
+                             "questions"}) {
+      for (const Json& item : ListOf(current, list)) existing_[list].insert(Fingerprint(list, item));
+    }
+  }
+  RETURN_IF_ERROR(WriteTasks());
+  RETURN_IF_ERROR(WriteMessages());
+  RETURN_IF_ERROR(WriteHistory());
+  RETURN_IF_ERROR(WriteSessionsAndHandoffs());
+  RETURN_IF_ERROR(WriteUsage());
+  RETURN_IF_ERROR(WriteQuestions());
+  RETURN_IF_ERROR(RegisterWish());
+  ASSIGN_OR_RETURN(
+      int64_t seq,
+      AppendEvent(ctx_, {.run_id = run_id_,
+                         .kind = "run.imported",
+                         .summary = std::string(created_ ? "imported" : "updated") + " from " +
+                                    request_.format + " file " + request_.source,
+                         .payload = {{"format", request_.format},
+                                     {"source", request_.source},
+                                     {"sha256", request_.sha256},
+                                     {"created", created_},
+                                     {"status", Str(run_, "status")},
+                                     {"status_changes", status_changes_},
+                                     {"counts", counts_},
+                                     {"notes", notes_}}}));
+  RETURN_IF_ERROR(WriteApprovals(seq));
+  return Json{{"run_id", run_id_},
+              {"created", created_},
+              {"format", request_.format},
+              {"status", Str(run_, "status")},
+              {"counts", counts_},
+              {"notes", notes_}};
+}
+
+}  // namespace
+
+Result<Json> ImportImage(OpContext& ctx, const RunImage& image, const ImportRequest& request) {
+  Importer importer(ctx, image, request);
+  return importer.Run();
+}
+
+Status CheckImportSize(const std::string& file, size_t size, size_t limit) {
+  if (size <= limit) return Status();
+  auto mib = [](size_t n) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(n) / (1 << 20));
+    return std::string(text);
+  };
+  return InvalidArgumentError(file + ": " + mib(size) + " (" + std::to_string(size) +
+                              " bytes) is more than the " + mib(limit) + " an import reads");
+}
+
+Result<Json> ImportRunOp(OpContext& ctx, const Json& in) {
+  const std::string format = in.at("format").get<std::string>();
+  const std::string& content = in.at("content").get_ref<const std::string&>();
+  ASSIGN_OR_RETURN(const Format* f, FindFormat(format));
+  const std::string source = in.value("source", std::string(f->file));
+  RETURN_IF_ERROR(CheckImportSize(source, content.size(), kMaxImportBytes));
+  ASSIGN_OR_RETURN(RunImage image, f->read(content, source));
+  std::vector<std::string> notes;
+  if (in.contains("envelopes")) {
+    if (std::string(f->name) != "sinfonia") {
+      return InvalidArgumentError("envelopes: only the sinfonia format has hand-off envelopes");
+    }
+    Json envelopes = Json::array();
+    for (const Json& e : in["envelopes"]) {
+      Status fits = CheckImportSize(e.at("name").get<std::string>(),
+                                    e.at("content").get_ref<const std::string&>().size(),
+                                    kMaxEnvelopeBytes);
+      if (fits.ok()) {
+        envelopes.push_back(e);
+      } else {
+        notes.push_back("envelope skipped: " + fits.message());
+      }
+    }
+    notes = [&] {
+      std::vector<std::string> read = AddSinfoniaEnvelopes(image, envelopes);
+      read.insert(read.begin(), notes.begin(), notes.end());
+      return read;
+    }();
+  }
+  // What a reader kept without understanding it is said, not hidden.
+  const Json& kept = image["run"]["meta"].value("kept", Json::object());
+  for (auto it = kept.begin(); it != kept.end(); ++it) {
+    std::string keys;
+    if (it.value().is_object()) {
+      for (auto k = it.value().begin(); k != it.value().end(); ++k) keys += (keys.empty() ? "" : ", ") + k.key();
+    }
+    if (!keys.empty()) notes.push_back("kept as data, written back as they were: " + keys);
+  }
+  ImportRequest request{.format = f->name,
+                        .source = source,
+                        .sha256 = Sha256Hex(content),
+                        .run_id = in.value("run", ""),
+                        .project = in.value("project", ""),
+                        .notes = std::move(notes)};
+  return ImportImage(ctx, image, request);
+}
+
+}  // namespace baton

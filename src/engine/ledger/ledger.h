@@ -1,0 +1,86 @@
+// File: ledger.h
+//
+// The ledger (DESIGN.md §5): one append-only, hash-chained list of events per
+// store. Every mutation appends its events in the same transaction as the
+// change, so an event exists exactly when its change does. seq is gap-free
+// (1, 2, 3, ...); hash = SHA-256 over the canonical JSON of the event, which
+// includes prev_hash. A one-row table, ledger_head, holds the last seq and
+// hash so that removing the newest rows is detected too. The hashed form is
+// described in docs/impl.md "Ledger".
+
+#ifndef BATON_SRC_ENGINE_LEDGER_LEDGER_H_
+#define BATON_SRC_ENGINE_LEDGER_LEDGER_H_
+
+#ifndef BATON_ENGINE_ROOM_LEDGER
+#error "engine/ledger/ is above this target: link baton_engine_ledger (src/engine/README.md)"
+#endif
+
+#include <cstdint>
+#include <string>
+
+#include "engine/ledger/op_context.h"
+
+namespace baton {
+
+inline constexpr char kGenesisHash[] =
+    "0000000000000000000000000000000000000000000000000000000000000000";
+
+struct EventInput {
+  std::string run_id;  // empty when the event is not about a run
+  std::string kind;    // "run.status", "task.created", ...
+  std::string summary;
+  Json payload = Json::object();
+  Json files = Json::array();
+  Json refs = Json::array();
+};
+
+// Appends one event as ctx.actor at ctx.now. Returns its seq.
+Result<int64_t> AppendEvent(OpContext& ctx, const EventInput& event);
+
+struct EventFilter {
+  std::string run_id;
+  std::string kind;      // exact kind, or a prefix ending in "." ("task.")
+  int64_t since_seq = 0; // events with seq > since_seq
+  int64_t limit = 1000;
+  std::string actor_id;  // only this actor's
+  // > 0: the newest "limit" events below this seq (still returned in seq
+  // order), for paging back from the head.
+  int64_t before_seq = 0;
+  // false: {seq, time, run_id, actor, kind, summary} only — what a list or
+  // a live view shows, without payloads an agent may have made large.
+  bool with_payload = true;
+};
+
+// Events in seq order as JSON objects {seq, time, run_id, actor{id, role},
+// kind, summary, payload, files, refs, prev_hash, hash}.
+Result<Json> ListEvents(Txn& txn, const EventFilter& filter);
+
+struct VerifyReport {
+  bool ok = true;
+  int64_t events = 0;
+  int64_t first_broken_seq = 0;  // 0 when ok
+  std::string reason;            // why that seq is broken
+  std::string head_hash;
+};
+
+// Walks the whole chain in seq order, recomputing every hash. Names the first
+// seq that was altered, removed or moved. Reads in pages; memory stays flat.
+Result<VerifyReport> VerifyLedger(Txn& txn);
+
+// The same walk over the newest "count" events only (and the link into them):
+// cheap enough for every process that opens the store for writing. Its
+// "events" is the seq of the last event; a link or row broken before the
+// window is not seen (that is VerifyLedger's job).
+Result<VerifyReport> VerifyLedgerTail(Txn& txn, int64_t count);
+
+// The hash of an event row as stored (exposed for tests and tools).
+std::string EventHash(int64_t seq, const std::string& time,
+                      const std::string& run_id, const std::string& actor_id,
+                      const std::string& actor_role, const std::string& kind,
+                      const std::string& summary, const std::string& payload,
+                      const std::string& files, const std::string& refs,
+                      const std::string& prev_hash);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_ENGINE_LEDGER_LEDGER_H_

@@ -1,0 +1,270 @@
+#include "engine/ledger/ledger_replay.h"
+
+#include <map>
+#include <optional>
+
+#include "util/clock.h"
+
+namespace baton {
+namespace {
+
+constexpr int64_t kPage = 2000;
+constexpr char kInProgress[] = "in_progress";
+
+// What the ledger says about one field: its value (JSON) and the event that
+// set it; unknown while no event has stated it.
+struct Implied {
+  std::optional<Json> value;
+  int64_t seq = 0;
+  void Set(Json v, int64_t at) {
+    value = std::move(v);
+    seq = at;
+  }
+  void Forget(int64_t at) {
+    value.reset();
+    seq = at;
+  }
+};
+
+struct RowState {
+  int64_t created_seq = 0;  // 0: no event created it
+  std::string run_id;       // tasks: the run they belong to
+  std::map<std::string, Implied> fields;
+};
+
+using Table = std::map<std::string, RowState>;
+
+struct Replay {
+  Table runs, tasks, agents, tokens;
+  std::map<std::string, int64_t> imported_runs;  // run id -> seq of its last import
+};
+
+std::string Str(const Json& p, const char* key) {
+  return p.contains(key) && p[key].is_string() ? p[key].get<std::string>() : "";
+}
+
+bool Starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Events about a run that never change its status.
+bool KeepsRunStatus(const std::string& kind) {
+  for (const char* prefix :
+       {"task.", "message.", "chat.", "mirror.", "board.", "agent.", "token."}) {
+    if (Starts(kind, prefix)) return true;
+  }
+  for (const char* exact :
+       {"run.progress", "run.context", "question.delivered", "sgai.todos", "sgai.usage"}) {
+    if (kind == exact) return true;
+  }
+  return false;
+}
+
+void ApplyRun(Replay& r, int64_t seq, const std::string& run, const std::string& kind,
+              const Json& p) {
+  RowState& row = r.runs[run];
+  if (kind == "run.created") {
+    row.created_seq = seq;
+    row.fields["status"].Set(p.value("status", Json()), seq);
+  } else if (kind == "run.status") {
+    row.fields["status"].Set(p.value("to", Json()), seq);
+  } else if (kind == "sgai.workflow_state") {
+    // sgai moves its run's status with its own event; "to" is what it stored.
+    row.fields["status"].Set(p.value("to", Json()), seq);
+  } else if (kind == "run.imported") {
+    if (p.value("created", false) || row.created_seq == 0) row.created_seq = seq;
+    row.fields["status"].Set(p.value("status", Json()), seq);
+    // An import writes its run's tasks directly: their fields are unknown
+    // until an event states them again.
+    r.imported_runs[run] = seq;
+    for (auto& [id, task] : r.tasks) {
+      if (task.run_id == run) {
+        for (const char* f : {"status", "lease_owner", "lease_epoch", "lease_expires_at"}) {
+          task.fields[f].Forget(seq);
+        }
+      }
+    }
+  } else if (!KeepsRunStatus(kind)) {
+    // A profile's own event may move the run (sgai's hand-off, a question
+    // that makes it wait): the status is unknown until the next event that
+    // states it.
+    row.fields["status"].Forget(seq);
+  }
+}
+
+void ApplyTask(Replay& r, int64_t seq, const std::string& run, const std::string& kind,
+               const Json& p) {
+  const std::string id = Str(p, "task_id");
+  if (id.empty()) return;
+  RowState& row = r.tasks[id];
+  auto& f = row.fields;
+  if (kind == "task.created") {
+    row.created_seq = seq;
+    row.run_id = run;
+    f["status"].Set(p.value("status", Json()), seq);
+    f["lease_owner"].Set(Json(), seq);
+    f["lease_epoch"].Set(Json(int64_t{0}), seq);
+    f["lease_expires_at"].Set(Json(), seq);
+  } else if (kind == "task.status") {
+    const std::string from = Str(p, "from");
+    const std::string to = Str(p, "to");
+    f["status"].Set(to, seq);
+    if (to == kInProgress) {
+      f["lease_owner"].Set(Json(), seq);
+      f["lease_expires_at"].Set(Json(), seq);
+    } else if (from == kInProgress) {
+      f["lease_expires_at"].Set(Json(), seq);
+      f["lease_owner"].Forget(seq);  // kept on success, cleared otherwise
+    }
+  } else if (kind == "task.claimed") {
+    f["status"].Set(kInProgress, seq);
+    f["lease_owner"].Set(p.value("agent", Json()), seq);
+    f["lease_epoch"].Set(p.value("epoch", Json()), seq);
+    f["lease_expires_at"].Set(p.value("expires_at", Json()), seq);
+  } else if (kind == "task.heartbeat") {
+    f["lease_expires_at"].Set(p.value("expires_at", Json()), seq);
+  }
+}
+
+void ApplyAgent(Replay& r, const MachineSet& machines, int64_t seq, const std::string& kind,
+                const Json& p) {
+  const std::string id = Str(p, "agent");
+  if (id.empty()) return;
+  if (kind == "agent.registered") {
+    RowState& row = r.agents[id];
+    const Json input = p.value("input", Json::object());
+    if (row.created_seq == 0) {
+      row.created_seq = seq;
+      const Machine* m = machines.Find("genie.agent");
+      if (m != nullptr) row.fields["status"].Set(m->initial(), seq);
+      row.fields["role"].Set(input.is_object() ? input.value("role", Json("agent")) : Json("agent"),
+                             seq);
+    } else if (input.is_object() && input.contains("role")) {
+      row.fields["role"].Set(input["role"], seq);
+    }
+  } else if (p.contains("to") && p["to"].is_string() && r.agents.contains(id)) {
+    r.agents[id].fields["status"].Set(p["to"], seq);
+  }
+}
+
+void ApplyToken(Replay& r, int64_t seq, const std::string& kind, const Json& p) {
+  const std::string id = Str(p, "token_id");
+  if (id.empty()) return;
+  RowState& row = r.tokens[id];
+  if (kind == "token.created") {
+    row.created_seq = seq;
+    row.fields["agent_id"].Set(p.value("agent", Json()), seq);
+    row.fields["role"].Set(p.value("role", Json()), seq);
+    row.fields["revoked"].Set(Json(int64_t{0}), seq);
+  } else if (kind == "token.revoked") {
+    row.fields["revoked"].Set(Json(int64_t{1}), seq);
+  }
+}
+
+Status ReplayEvents(Txn& txn, const MachineSet& machines, Replay& r, int64_t* count) {
+  int64_t after = 0;
+  for (;;) {
+    ASSIGN_OR_RETURN(std::vector<Row> rows,
+                     txn.Query("SELECT seq, run_id, kind, payload FROM events WHERE seq > ? "
+                               "ORDER BY seq LIMIT ?",
+                               {SqlInt(after), SqlInt(kPage)}));
+    for (const Row& e : rows) {
+      after = e.Int(0);
+      ++*count;
+      const std::string kind = e.Str(2);
+      Json p = Json::parse(e.Str(3), nullptr, /*allow_exceptions=*/false);
+      if (!p.is_object()) continue;  // the chain check reports altered payloads
+      if (!e.IsNull(1)) ApplyRun(r, after, e.Str(1), kind, p);
+      if (Starts(kind, "task.")) {
+        ApplyTask(r, after, e.Str(1), kind, p);
+      } else if (Starts(kind, "agent.")) {
+        ApplyAgent(r, machines, after, kind, p);
+      } else if (Starts(kind, "token.")) {
+        ApplyToken(r, after, kind, p);
+      }
+    }
+    if (static_cast<int64_t>(rows.size()) < kPage) return Status();
+  }
+}
+
+std::string Show(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+Json Mismatch(const std::string& table, const std::string& row, const std::string& field,
+              const Json& found, const Json& implied, int64_t seq) {
+  std::string msg = table + " row " + row + ": " + field + " is " + Show(found) +
+                    " but the ledger implies " + Show(implied);
+  msg += seq > 0 ? " (set by seq " + std::to_string(seq) + ")" : " (no event created it)";
+  return Json{{"table", table},     {"row", row}, {"field", field}, {"found", found},
+              {"implied", implied}, {"seq", seq}, {"message", msg}};
+}
+
+// Compares the rows of "table" ("sql" selects the id first, then the
+// fields in "columns" order, as JSON-comparable values) with "implied".
+Status Compare(Txn& txn, const std::string& table, const std::string& sql,
+               const std::vector<std::string>& columns, Table& implied,
+               const std::map<std::string, int64_t>* imported_runs, DeepReport& out) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, {}));
+  std::map<std::string, bool> seen;
+  for (const Row& r : rows) {
+    ++out.rows_checked;
+    const std::string id = r.Str(0);
+    seen[id] = true;
+    auto it = implied.find(id);
+    const bool created = it != implied.end() && it->second.created_seq > 0;
+    // The tasks of an imported run are written by the import itself.
+    const std::string run = columns.back() == "run_id" ? r.Str(columns.size()) : "";
+    const bool imported = imported_runs != nullptr && !run.empty() && imported_runs->contains(run);
+    if (!created && !imported) {
+      out.mismatches.push_back(Mismatch(table, id, "(row)", "present", "absent", 0));
+      continue;
+    }
+    if (it == implied.end()) continue;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      auto f = it->second.fields.find(columns[i]);
+      if (f == it->second.fields.end() || !f->second.value) continue;
+      const SqlValue& v = r.at(i + 1);
+      Json found = std::holds_alternative<std::monostate>(v) ? Json()
+                   : std::holds_alternative<int64_t>(v)      ? Json(r.Int(i + 1))
+                                                             : Json(r.Str(i + 1));
+      // Stored in milliseconds; the events state it as a time.
+      if (columns[i] == "lease_expires_at" && found.is_number_integer()) {
+        found = FormatTime(found.get<int64_t>());
+      }
+      if (found != *f->second.value) {
+        out.mismatches.push_back(
+            Mismatch(table, id, columns[i], found, *f->second.value, f->second.seq));
+      }
+    }
+  }
+  for (const auto& [id, state] : implied) {
+    if (state.created_seq > 0 && !seen.contains(id)) {
+      out.mismatches.push_back(
+          Mismatch(table, id, "(row)", "absent", "present", state.created_seq));
+    }
+  }
+  return Status();
+}
+
+}  // namespace
+
+Result<DeepReport> CheckStateAgainstLedger(Txn& txn, const MachineSet& machines) {
+  Replay r;
+  DeepReport out;
+  RETURN_IF_ERROR(ReplayEvents(txn, machines, r, &out.events_replayed));
+  RETURN_IF_ERROR(Compare(txn, "runs", "SELECT id, status FROM runs ORDER BY id", {"status"},
+                          r.runs, nullptr, out));
+  RETURN_IF_ERROR(Compare(txn, "tasks",
+                          "SELECT id, status, lease_owner, lease_epoch, lease_expires_at, run_id "
+                          "FROM tasks ORDER BY id",
+                          {"status", "lease_owner", "lease_epoch", "lease_expires_at", "run_id"},
+                          r.tasks, &r.imported_runs, out));
+  RETURN_IF_ERROR(Compare(txn, "agents", "SELECT id, status, role FROM agents ORDER BY id",
+                          {"status", "role"}, r.agents, nullptr, out));
+  RETURN_IF_ERROR(
+      Compare(txn, "tokens",
+              "SELECT id, agent_id, role, CASE WHEN revoked_at IS NULL THEN 0 ELSE 1 END "
+              "FROM tokens "
+              "ORDER BY id",
+              {"agent_id", "role", "revoked"}, r.tokens, nullptr, out));
+  return out;
+}
+
+}  // namespace baton

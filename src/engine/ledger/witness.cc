@@ -1,0 +1,234 @@
+#include "engine/ledger/witness.h"
+
+#include <fcntl.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/ledger/ledger.h"
+#include "util/sha256.h"
+
+namespace baton {
+namespace {
+
+std::string Range(int64_t from, int64_t to) {
+  return from == to ? std::to_string(from) : std::to_string(from) + ".." + std::to_string(to);
+}
+
+struct Loss {
+  int64_t from = 0;
+  int64_t to = 0;
+};
+
+// The ranges earlier `baton store accept-loss` calls gave up on.
+Result<std::vector<Loss>> AcceptedLosses(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT payload FROM events WHERE kind = ? ORDER BY seq",
+                             {SqlText(kLossAcceptedKind)}));
+  std::vector<Loss> out;
+  for (const Row& r : rows) {
+    Json p = Json::parse(r.Str(0), nullptr, /*allow_exceptions=*/false);
+    if (!p.is_object()) continue;
+    out.push_back({p.value("from", int64_t{0}), p.value("to", int64_t{0})});
+  }
+  return out;
+}
+
+bool Covered(const std::vector<Loss>& losses, int64_t seq) {
+  for (const Loss& l : losses) {
+    if (seq >= l.from && seq <= l.to) return true;
+  }
+  return false;
+}
+
+// What a witness says is missing: nullopt when the store holds what it saw.
+struct Gap {
+  int64_t from = 0;
+  int64_t to = 0;
+  bool diverged = false;  // the seq is present with another hash
+  std::string found_hash;
+};
+
+Result<std::optional<Gap>> GapOf(Txn& txn, const LedgerHead& head, const Witness& w,
+                                 const std::vector<Loss>& losses) {
+  if (w.head.seq <= 0 || Covered(losses, w.head.seq)) return std::optional<Gap>();
+  if (w.head.seq > head.seq) return std::optional<Gap>(Gap{head.seq + 1, w.head.seq});
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT hash FROM events WHERE seq = ?", {SqlInt(w.head.seq)}));
+  if (rows.empty()) {
+    // Removed from the middle: the chain check names it; here it is a gap.
+    return std::optional<Gap>(Gap{w.head.seq, w.head.seq});
+  }
+  if (rows[0].Str(0) == w.head.hash) return std::optional<Gap>();
+  return std::optional<Gap>(Gap{w.head.seq, w.head.seq, true, rows[0].Str(0)});
+}
+
+Status GapError(const Gap& g, const Witness& w, const LedgerHead& head) {
+  Json details = {{"from", g.from},
+                  {"to", g.to},
+                  {"witness_seq", w.head.seq},
+                  {"witness_hash", w.head.hash},
+                  {"source", w.source},
+                  {"head_seq", head.seq}};
+  std::string msg;
+  if (g.diverged) {
+    details["found_hash"] = g.found_hash;
+    msg = "the store's event " + std::to_string(g.from) + " differs from the one acknowledged (" +
+          w.source + " records hash " + w.head.hash + ", the ledger holds " + g.found_hash + ")";
+  } else {
+    msg = "the store is missing events " + Range(g.from, g.to) + " that were acknowledged (" +
+          w.source + " records seq " + std::to_string(w.head.seq) + "; the ledger ends at seq " +
+          std::to_string(head.seq) + ")";
+  }
+  msg +=
+      "; writes are refused until an admin runs `baton store accept-loss`, which records "
+      "the loss in the ledger (reads keep working)";
+  return Status(StatusCode::kDataLoss, msg, details);
+}
+
+}  // namespace
+
+Result<LedgerHead> LedgerHeadNow(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT seq, hash FROM ledger_head WHERE id = 1", {}));
+  if (rows.empty()) return LedgerHead{0, kGenesisHash};
+  return LedgerHead{rows[0].Int(0), rows[0].Str(1)};
+}
+
+void WriteMirrorHead(int fd, const LedgerHead& head) {
+  if (head.seq <= 0) return;
+  const std::string value = std::to_string(head.seq) + " " + head.hash;
+  // ENOTSUP (a filesystem without user attributes) leaves the mirror without
+  // it: the witness file beside the store still stands.
+  (void)::fsetxattr(fd, kMirrorHeadAttribute, value.data(), value.size(), 0);
+}
+
+std::optional<Witness> ReadMirrorHead(const std::string& path) {
+  char value[160];
+  const ssize_t n = ::lgetxattr(path.c_str(), kMirrorHeadAttribute, value, sizeof value);
+  if (n <= 0) return std::nullopt;
+  std::istringstream in(std::string(value, static_cast<size_t>(n)));
+  Witness w{path, {}};
+  if (!(in >> w.head.seq >> w.head.hash) || w.head.seq <= 0 || w.head.hash.size() != 64) {
+    return std::nullopt;
+  }
+  return w;
+}
+
+std::string WitnessPath(const std::string& store_file) {
+  return store_file.empty() ? "" : store_file + ".head";
+}
+
+namespace {
+
+constexpr size_t kRecordBytes = 160;
+
+// Guards against a record read while another process rewrites it in place.
+std::string RecordCheck(int64_t seq, const std::string& hash) {
+  return Sha256Hex(std::to_string(seq) + ":" + hash).substr(0, 16);
+}
+
+}  // namespace
+
+Result<std::optional<Witness>> ReadWitnessFile(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && !ec) return std::optional<Witness>();
+  std::string why = "cannot be read";
+  // A read racing a rewrite may see a torn record: the check says so, and a
+  // second read sees the whole one.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      why = std::string("cannot be read: ") + std::strerror(errno);
+      continue;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    Json j = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.contains("seq") && j["seq"].is_number_integer() && j.contains("hash") &&
+        j["hash"].is_string() && j.contains("check") &&
+        j["check"] == RecordCheck(j["seq"].get<int64_t>(), j["hash"].get<std::string>())) {
+      return std::optional<Witness>(
+          Witness{path, LedgerHead{j["seq"].get<int64_t>(), j["hash"].get<std::string>()}});
+    }
+    why = "is not a witness record {\"check\", \"hash\", \"seq\"}";
+  }
+  return DataLossError("ledger witness " + path + ": " + why);
+}
+
+Status WriteWitnessFile(const std::string& path, const LedgerHead& head) {
+  std::string text = CanonicalJson(
+      Json{{"seq", head.seq}, {"hash", head.hash}, {"check", RecordCheck(head.seq, head.hash)}});
+  if (text.size() + 1 > kRecordBytes) return InternalError("ledger witness: record too long");
+  text.resize(kRecordBytes - 1, ' ');
+  text += '\n';
+  // Rewritten in place, one fixed-size record, no fsync: a rename per batch
+  // costs a journal flush (about a millisecond on ext4), a pwrite a
+  // microsecond. A killed process leaves the record whole (the page cache
+  // survives it); it is written after the commit, so it is never ahead of a
+  // store that kept its commits.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return InternalError("ledger witness " + path + ": open: " + std::strerror(errno));
+  const ssize_t n = ::pwrite(fd, text.data(), text.size(), 0);
+  const int saved = errno;
+  const bool ok = n == static_cast<ssize_t>(text.size()) && ::ftruncate(fd, kRecordBytes) == 0;
+  ::close(fd);
+  if (!ok) return InternalError("ledger witness " + path + ": write: " + std::strerror(saved));
+  return Status();
+}
+
+Status CheckWitnesses(Txn& txn, const std::vector<Witness>& witnesses) {
+  if (witnesses.empty()) return Status();
+  ASSIGN_OR_RETURN(LedgerHead head, LedgerHeadNow(txn));
+  ASSIGN_OR_RETURN(std::vector<Loss> losses, AcceptedLosses(txn));
+  for (const Witness& w : witnesses) {
+    ASSIGN_OR_RETURN(std::optional<Gap> gap, GapOf(txn, head, w, losses));
+    if (gap) return GapError(*gap, w, head);
+  }
+  return Status();
+}
+
+Result<Json> AcceptLoss(OpContext& ctx, const std::vector<Witness>& witnesses, int64_t through) {
+  ASSIGN_OR_RETURN(LedgerHead head, LedgerHeadNow(ctx.txn));
+  ASSIGN_OR_RETURN(std::vector<Loss> losses, AcceptedLosses(ctx.txn));
+  Gap total;
+  const Witness* source = nullptr;
+  for (const Witness& w : witnesses) {
+    ASSIGN_OR_RETURN(std::optional<Gap> gap, GapOf(ctx.txn, head, w, losses));
+    if (!gap) continue;
+    if (source == nullptr || gap->from < total.from) total.from = gap->from;
+    if (source == nullptr || gap->to > total.to) {
+      total.to = gap->to;
+      source = &w;
+    }
+  }
+  if (through > head.seq && (source == nullptr || through > total.to)) {
+    if (source == nullptr) total.from = head.seq + 1;
+    total.to = through;
+  }
+  if (source == nullptr && through <= head.seq) {
+    return FailedPreconditionError(
+        "nothing to accept: no witness is ahead of the store (the ledger ends at seq " +
+        std::to_string(head.seq) + ")");
+  }
+  Json payload = {{"from", total.from},
+                  {"to", total.to},
+                  {"head_seq", head.seq},
+                  {"witness_seq", source != nullptr ? source->head.seq : through},
+                  {"witness_hash", source != nullptr ? source->head.hash : ""},
+                  {"source", source != nullptr ? source->source : "through"}};
+  ASSIGN_OR_RETURN(int64_t seq, AppendEvent(ctx, {.kind = kLossAcceptedKind,
+                                                  .summary = "loss of acknowledged events " +
+                                                             Range(total.from, total.to) +
+                                                             " accepted by " + ctx.actor.id,
+                                                  .payload = payload}));
+  payload["seq"] = seq;
+  return payload;
+}
+
+}  // namespace baton

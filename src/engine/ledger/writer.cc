@@ -1,0 +1,292 @@
+#include "engine/ledger/writer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <iostream>
+#include <random>
+
+#include "engine/ledger/ledger.h"
+
+namespace baton {
+
+Writer::Writer(std::unique_ptr<Connection> conn, int max_batch)
+    : conn_(std::move(conn)),
+      max_batch_(max_batch < 1 ? 1 : max_batch),
+      witness_path_(WitnessPath(conn_->file_path())) {
+  // At start-up, before any write: a server refuses from its first request.
+  CheckIntegrity();
+}
+
+Status Writer::refusal() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return refusal_;
+}
+
+void Writer::AddWitnesses(std::vector<Witness> witnesses) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Witness& w : witnesses) extra_witnesses_.push_back(std::move(w));
+  checked_ = false;  // the next batch checks again, on the writer's connection
+}
+
+void Writer::CheckIntegrity() {
+  std::vector<Witness> witnesses;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    witnesses = extra_witnesses_;
+  }
+  // The witness first, the store second: a witness is written after its
+  // commit, so read in this order it is never ahead of a whole store.
+  if (!witness_path_.empty()) {
+    Result<std::optional<Witness>> file = ReadWitnessFile(witness_path_);
+    if (!file.ok()) {
+      // No evidence either way; the next commit rewrites it.
+      std::cerr << "baton: warning: " << file.status().message() << "\n";
+    } else if (file->has_value()) {
+      witnessed_ = (*file)->head;
+      witnesses.push_back(**file);
+    }
+  }
+  Status refusal;
+  bool acceptable = false;
+  bool done = true;
+  Result<std::unique_ptr<Txn>> txn = conn_->Begin(TxnMode::kRead);
+  if (!txn.ok()) {
+    done = false;  // try again before the next batch
+  } else {
+    Result<VerifyReport> tail = VerifyLedgerTail(**txn, kTailEvents);
+    if (!tail.ok()) {
+      if (tail.status().code() == StatusCode::kDataLoss) {
+        refusal = tail.status().WithPrefix("the ledger cannot be read; writes are refused");
+      } else {
+        done = false;
+      }
+    } else if (!tail->ok) {
+      refusal = Status(StatusCode::kDataLoss,
+                       "the ledger is broken at seq " + std::to_string(tail->first_broken_seq) +
+                           ": " + tail->reason +
+                           "; writes are refused so that nothing is appended onto an altered "
+                           "chain (reads keep working; `baton verify` reports the store)",
+                       Json{{"first_broken_seq", tail->first_broken_seq},
+                            {"reason", tail->reason}});
+    } else {
+      refusal = CheckWitnesses(**txn, witnesses);
+      if (!refusal.ok() && refusal.code() != StatusCode::kDataLoss) {
+        refusal = Status();
+        done = false;
+      }
+      acceptable = !refusal.ok();
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  refusal_ = refusal;
+  refusal_acceptable_ = acceptable;
+  checked_ = done;
+}
+
+void Writer::WriteWitness(const LedgerHead& head) {
+  if (witness_path_.empty()) return;
+  if (witnessed_ && witnessed_->seq == head.seq && witnessed_->hash == head.hash) return;
+  Status s = WriteWitnessFile(witness_path_, head);
+  if (s.ok()) {
+    witnessed_ = head;
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.witness_writes;
+  } else if (!witness_warned_) {
+    // The commit stands; a missing witness only weakens the loss check.
+    witness_warned_ = true;
+    std::cerr << "baton: warning: " << s.message() << "\n";
+  }
+}
+
+Writer::~Writer() { Stop(); }
+
+void Writer::StartGroupCommit() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (threaded_ || stopping_) return;
+  threaded_ = true;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+Result<Json> Writer::Submit(WriteFn fn) {
+  std::vector<WriteFn> one;
+  one.push_back(std::move(fn));
+  return std::move(SubmitAll(std::move(one)).front());
+}
+
+std::vector<Result<Json>> Writer::SubmitAll(std::vector<WriteFn> fns) {
+  std::vector<Item> items(fns.size());
+  std::vector<Item*> batch;
+  std::vector<std::future<Result<Json>>> futures;
+  for (size_t i = 0; i < fns.size(); ++i) {
+    items[i].fn = std::move(fns[i]);
+    futures.push_back(items[i].done.get_future());
+    batch.push_back(&items[i]);
+  }
+  bool queued = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) {
+      return std::vector<Result<Json>>(
+          fns.size(), Result<Json>(UnavailableError("baton is shutting down; retry the call")));
+    }
+    if (threaded_) {
+      queue_.insert(queue_.end(), batch.begin(), batch.end());
+      cv_.notify_one();
+      queued = true;
+    }
+  }
+  if (!queued) {
+    std::lock_guard<std::mutex> direct(direct_mu_);
+    RunBatch(batch);
+  }
+  std::vector<Result<Json>> results;
+  for (auto& f : futures) results.push_back(f.get());
+  return results;
+}
+
+void Writer::Loop() {
+  std::vector<Item*> batch;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, nothing left in flight
+      if (stopping_) {
+        // Work that was queued but not started is refused, not half-done.
+        for (Item* item : queue_) {
+          item->done.set_value(UnavailableError("baton is shutting down; retry the call"));
+        }
+        queue_.clear();
+        return;
+      }
+      while (!queue_.empty() && static_cast<int>(batch.size()) < max_batch_) {
+        batch.push_back(queue_.front());
+        queue_.pop_front();
+      }
+    }
+    RunBatch(batch);
+    batch.clear();
+  }
+}
+
+namespace {
+
+// A transaction-level failure (cannot begin or commit) fails every item.
+void FailAll(std::vector<Result<Json>>& results, const Status& s) {
+  for (Result<Json>& r : results) r = s;
+}
+
+}  // namespace
+
+bool Writer::RunItems(Txn& txn, std::vector<Item*>& batch, std::vector<Result<Json>>& results,
+                      const Status& refused, bool* accepted) {
+  for (size_t i = 0; i < batch.size(); ++i) {
+    Status sp = txn.Savepoint("op");
+    if (!sp.ok()) {
+      FailAll(results, sp);
+      return false;
+    }
+    int64_t before = 0;
+    if (!refused.ok()) {
+      Result<LedgerHead> head = LedgerHeadNow(txn);
+      if (!head.ok()) {
+        FailAll(results, head.status());
+        return false;
+      }
+      before = head->seq;
+    }
+    results[i] = batch[i]->fn(txn);
+    if (!refused.ok() && results[i].ok()) {
+      // Only an item whose every event records an accepted loss may pass.
+      Result<std::vector<Row>> kinds = txn.Query(
+          "SELECT COUNT(*), SUM(CASE WHEN kind = ? THEN 1 ELSE 0 END) FROM events "
+          "WHERE seq > ?",
+          {SqlText(kLossAcceptedKind), SqlInt(before)});
+      const bool only_accept =
+          kinds.ok() && (*kinds)[0].Int(0) > 0 && (*kinds)[0].Int(0) == (*kinds)[0].Int(1);
+      if (only_accept) {
+        *accepted = true;
+      } else {
+        results[i] = refused;
+      }
+    }
+    Status end = results[i].ok() ? Status() : txn.RollbackTo("op");
+    if (end.ok()) end = txn.Release("op");
+    if (!end.ok()) {
+      // The transaction itself is unusable (I/O error, disk full): nothing
+      // in this batch may claim success.
+      FailAll(results, end);
+      return false;
+    }
+  }
+  return true;
+}
+
+void Writer::RunBatch(std::vector<Item*>& batch) {
+  std::vector<Result<Json>> results(batch.size(), Result<Json>(InternalError("not run")));
+  bool checked = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    checked = checked_;
+  }
+  if (!checked) CheckIntegrity();
+  Status refused;
+  bool acceptable = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    refused = refusal_;
+    acceptable = refusal_acceptable_;
+  }
+  bool accepted = false;
+  std::optional<LedgerHead> head;
+  if (!refused.ok() && !acceptable) {
+    // A broken chain: nothing is appended onto it, not even an acceptance.
+    FailAll(results, refused);
+  } else if (Result<std::unique_ptr<Txn>> txn = conn_->Begin(TxnMode::kWrite); !txn.ok()) {
+    FailAll(results, txn.status());
+  } else if (RunItems(**txn, batch, results, refused, &accepted)) {
+    const bool any_ok =
+        std::any_of(results.begin(), results.end(), [](const Result<Json>& r) { return r.ok(); });
+    if (any_ok && !witness_path_.empty()) {
+      Result<LedgerHead> h = LedgerHeadNow(**txn);
+      if (h.ok()) head = *h;
+    }
+    Status commit = (*txn)->Commit();
+    if (!commit.ok()) {
+      head.reset();
+      for (Result<Json>& r : results) {
+        if (r.ok()) r = commit;
+      }
+    }
+  }
+  // Before anyone is answered: an acknowledged write is always witnessed.
+  if (head && (refused.ok() || accepted)) WriteWitness(*head);
+  if (accepted) CheckIntegrity();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.batches;
+    stats_.items += static_cast<int64_t>(batch.size());
+    stats_.largest_batch =
+        std::max<int64_t>(stats_.largest_batch, static_cast<int64_t>(batch.size()));
+  }
+  for (size_t i = 0; i < batch.size(); ++i) {
+    batch[i]->done.set_value(std::move(results[i]));
+  }
+}
+
+void Writer::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    cv_.notify_all();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+WriterStats Writer::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+}  // namespace baton

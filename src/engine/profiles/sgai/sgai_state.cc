@@ -1,0 +1,232 @@
+// The sgai profile's lists: todos (opencode's todowrite) and usage; the
+// workflow in .sgai/state.json's shape is rendered by the sgai format
+// (formats/sgai_format.h). See sgai.h.
+
+#include <map>
+#include <set>
+
+#include "engine/core/core_services.h"
+#include "engine/interchange/imports.h"
+#include "engine/ledger/ledger.h"
+#include "engine/profiles/sgai/sgai.h"
+#include "engine/core/task_graph.h"
+#include "formats/sgai_format.h"
+
+namespace baton {
+namespace sgai_internal {
+
+Result<std::vector<Json>> CurrentTodos(Txn& txn, const std::string& run_id,
+                                       const std::string& agent, bool project) {
+  std::string sql = "SELECT id FROM tasks WHERE run_id = ? AND key IS NOT NULL AND kind = ?";
+  std::vector<SqlValue> params = {SqlText(run_id), SqlText(project ? "project_todo" : "todo")};
+  if (!project) {
+    sql += " AND assignee = ?";
+    params.push_back(SqlText(agent));
+  }
+  sql += " ORDER BY position, created_at, id";
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  std::vector<Json> todos;
+  for (const Row& r : rows) {
+    ASSIGN_OR_RETURN(Json task, LoadTask(txn, r.Str(0)));
+    todos.push_back(std::move(task));
+  }
+  return todos;
+}
+
+bool IsOpenTodo(const Json& task) {
+  return task["status"] != "completed" && task["status"] != "cancelled";
+}
+
+Json TodoToSgai(const Json& task) {
+  return {{"id", task["meta"].value("todo_id", "")},
+          {"content", task["title"]},
+          {"status", task["status"]},
+          {"priority", task["meta"].value("priority", "medium")}};
+}
+
+Status ArchiveTodo(OpContext& ctx, const Json& task, const std::string& reason) {
+  Json current = task;
+  if (IsOpenTodo(task)) {
+    RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, "cancelled", reason));
+    ASSIGN_OR_RETURN(current, LoadTask(ctx.txn, task["id"].get<std::string>()));
+  }
+  Json meta = current["meta"];
+  meta["archived"] = true;
+  meta["archived_reason"] = reason;
+  return ctx.txn
+      .Exec(
+          "UPDATE tasks SET key = NULL, meta = ?, version = version + 1, updated_at = ? "
+          "WHERE id = ?",
+          {SqlText(CanonicalJson(meta)), SqlText(ctx.now), SqlText(task["id"].get<std::string>())})
+      .status();
+}
+
+}  // namespace sgai_internal
+
+namespace {
+
+using namespace sgai_internal;
+
+int64_t PriorityRank(const std::string& p) {
+  if (p == "high") return 2;
+  if (p == "medium") return 1;
+  return 0;
+}
+
+// Moves a todo to "to" through sgai.todo. opencode's todowrite replaces the
+// whole list, so any status may follow any other: a closed todo given a new
+// status is reopened first (both steps are the machine's).
+Status MoveTodo(OpContext& ctx, const Json& task, const std::string& to, size_t index) {
+  const std::string from = task["status"].get<std::string>();
+  if (from == to) return Status();
+  const std::string where = "todos[" + std::to_string(index) + "].status";
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(task["machine"].get<std::string>()));
+  Status direct = machine->Check(from, to, ctx.transition());
+  if (!direct.ok() && to != "pending" && !IsOpenTodo(task)) {
+    RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, "pending", "todo_write").WithPrefix(where));
+    ASSIGN_OR_RETURN(Json reopened, LoadTask(ctx.txn, task["id"].get<std::string>()));
+    return ChangeTaskStatus(ctx, reopened, to, "todo_write").WithPrefix(where);
+  }
+  RETURN_IF_ERROR(direct.WithPrefix(where));
+  return ChangeTaskStatus(ctx, task, to, "todo_write").WithPrefix(where);
+}
+
+Status UpdateTodo(OpContext& ctx, const Json& task, const Json& item, size_t index) {
+  Json meta = task["meta"];
+  const std::string priority = item.value("priority", "medium");
+  meta["priority"] = priority;
+  RETURN_IF_ERROR(
+      ctx.txn
+          .Exec("UPDATE tasks SET title = ?, priority = ?, position = ?, meta = ?, "
+                "version = version + 1, updated_at = ? WHERE id = ?",
+                {SqlText(item.at("content").get<std::string>()), SqlInt(PriorityRank(priority)),
+                 SqlInt(static_cast<int64_t>(index)), SqlText(CanonicalJson(meta)),
+                 SqlText(ctx.now), SqlText(task["id"].get<std::string>())})
+          .status());
+  ASSIGN_OR_RETURN(Json updated, LoadTask(ctx.txn, task["id"].get<std::string>()));
+  return MoveTodo(ctx, updated, item.value("status", "pending"), index);
+}
+
+Status CreateTodo(OpContext& ctx, const std::string& run_id, const std::string& agent, bool project,
+                  const Json& item, size_t index) {
+  const std::string id = item.at("id").get<std::string>();
+  const std::string priority = item.value("priority", "medium");
+  Json create = {{"run", run_id},
+                 {"kind", project ? "project_todo" : "todo"},
+                 {"key", project ? "project_todo:" + id : "todo:" + agent + ":" + id},
+                 {"title", item.at("content")},
+                 {"priority", PriorityRank(priority)},
+                 {"position", static_cast<int64_t>(index)},
+                 {"meta", {{"todo_id", id}, {"priority", priority}}}};
+  if (!project) create["assignee"] = agent;
+  ASSIGN_OR_RETURN(Json task, CreateTask(ctx, create));
+  return MoveTodo(ctx, task, item.value("status", "pending"), index);
+}
+
+Json TodoJsonList(const std::vector<Json>& todos) {
+  Json list = Json::array();
+  for (const Json& t : todos) list.push_back(TodoToSgai(t));
+  return list;
+}
+
+}  // namespace
+
+Result<Json> SgaiTodoWrite(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  const std::string run_id = run["id"].get<std::string>();
+  const bool project = in.value("project", false);
+  if (project && !IsSgaiCoordinator(ctx.actor)) {
+    return PermissionDeniedError(
+        "project: only the coordinator writes the project todo list "
+        "(sgai's project_todowrite)");
+  }
+  const std::string agent = SgaiAgentName(ctx.actor);
+  const Json& todos = in.at("todos");
+  std::set<std::string> ids;
+  for (size_t i = 0; i < todos.size(); ++i) {
+    if (!ids.insert(todos[i].at("id").get<std::string>()).second) {
+      return InvalidArgumentError("todos[" + std::to_string(i) + "].id: \"" +
+                                  todos[i]["id"].get<std::string>() + "\" appears twice");
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<Json> current, CurrentTodos(ctx.txn, run_id, agent, project));
+  std::map<std::string, Json> existing;
+  for (const Json& t : current) existing[t["meta"].value("todo_id", "")] = t;
+  // opencode's todowrite replaces the list: items left out come off it.
+  for (const auto& [id, task] : existing) {
+    if (!ids.contains(id)) RETURN_IF_ERROR(ArchiveTodo(ctx, task, "removed by todo_write"));
+  }
+  for (size_t i = 0; i < todos.size(); ++i) {
+    auto it = existing.find(todos[i]["id"].get<std::string>());
+    if (it != existing.end()) {
+      RETURN_IF_ERROR(UpdateTodo(ctx, it->second, todos[i], i));
+    } else {
+      RETURN_IF_ERROR(CreateTodo(ctx, run_id, agent, project, todos[i], i));
+    }
+  }
+  ASSIGN_OR_RETURN(std::vector<Json> after, CurrentTodos(ctx.txn, run_id, agent, project));
+  int64_t open = 0;
+  for (const Json& t : after) open += IsOpenTodo(t) ? 1 : 0;
+  const std::string whose = project ? "project" : agent;
+  RETURN_IF_ERROR(
+      AppendEvent(ctx, {.run_id = run_id,
+                        .kind = "sgai.todos",
+                        .summary = whose + " todo list: " + std::to_string(after.size()) +
+                                   " item(s), " + std::to_string(open) + " open",
+                        .payload = {{"list", whose},
+                                    {"items", static_cast<int64_t>(after.size())},
+                                    {"open", open}}})
+          .status());
+  return Json{{"run_id", run_id}, {"list", whose}, {"todos", TodoJsonList(after)}};
+}
+
+Result<Json> SgaiTodoRead(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  const bool project = in.value("project", false);
+  const std::string agent = in.value("agent", SgaiAgentName(ctx.actor));
+  ASSIGN_OR_RETURN(std::vector<Json> todos,
+                   CurrentTodos(ctx.txn, run["id"].get<std::string>(), agent, project));
+  return Json{
+      {"run_id", run["id"]}, {"list", project ? "project" : agent}, {"todos", TodoJsonList(todos)}};
+}
+
+Result<Json> SgaiUsageAdd(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  const std::string run_id = run["id"].get<std::string>();
+  const std::string agent = in.value("agent", SgaiAgentName(ctx.actor));
+  const Json tokens = in.value("tokens", Json::object());
+  const double cost = in.value("cost", 0.0);
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      ctx.txn.Query(
+          "INSERT INTO usage (run_id, agent, model, step_id, session_id, cost, input_tokens, "
+          "output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, created_at) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+          {SqlText(run_id), SqlText(agent), SqlText(in.at("model").get<std::string>()),
+           SqlText(in.value("step_id", "")), SqlText(in.value("session_id", "")), SqlValue(cost),
+           SqlInt(tokens.value("input", int64_t{0})), SqlInt(tokens.value("output", int64_t{0})),
+           SqlInt(tokens.value("reasoning", int64_t{0})),
+           SqlInt(tokens.value("cacheRead", int64_t{0})),
+           SqlInt(tokens.value("cacheWrite", int64_t{0})), SqlText(ctx.now)}));
+  const int64_t seq = rows.at(0).Int(0);
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
+                                    .kind = "sgai.usage",
+                                    .summary = agent + " used " + in["model"].get<std::string>() +
+                                               ": cost " + std::to_string(cost),
+                                    .payload = {{"usage_seq", seq},
+                                                {"agent", agent},
+                                                {"model", in["model"]},
+                                                {"cost", cost},
+                                                {"tokens", tokens}}})
+                      .status());
+  return Json{{"run_id", run_id}, {"seq", seq}, {"agent", agent}, {"cost", cost}};
+}
+
+Result<Json> SgaiState(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  ASSIGN_OR_RETURN(RunImage image, ExportImage(ctx.txn, run["id"].get<std::string>()));
+  // One renderer of state.json: the sgai format's (formats/sgai_format.h).
+  return Json(SgaiDocument(image, nullptr));
+}
+
+}  // namespace baton
