@@ -68,20 +68,40 @@ Result<std::unique_ptr<Api>> Api::Open(const ApiOptions& options) {
 
 Api::~Api() { Shutdown(); }
 
-Status Api::EnsureStore() {
+Status Api::EnsureStore() { return Opened().status(); }
+
+Result<Api::OpenStore> Api::Opened() {
   std::lock_guard<std::mutex> lock(open_mu_);
   if (shut_down_) return UnavailableError("baton is shutting down; retry the call");
-  if (store_) return Status();
-  ASSIGN_OR_RETURN(std::unique_ptr<Store> store, Store::Open(options_.store));
-  ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, store->Connect());
-  writer_ = std::make_unique<Writer>(std::move(conn), options_.max_batch);
-  if (options_.group_commit) writer_->StartGroupCommit();
-  info_ = store->info();
-  store_ = std::move(store);
-  // Each seed-file mirror carries the head it was written at: a store
-  // behind one has lost acknowledged commits (engine/ledger/witness.h).
-  writer_->AddWitnesses(MirrorWitnesses());
-  return Status();
+  if (!store_) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Store> opened, Store::Open(options_.store));
+    std::shared_ptr<Store> store =
+        options_.wrap_store ? options_.wrap_store(std::move(opened)) : std::move(opened);
+    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, store->Connect());
+    // The writer's own check runs here: the chain's tail and the witness.
+    auto writer = std::make_shared<Writer>(std::move(conn), options_.max_batch);
+    if (options_.group_commit) writer->StartGroupCommit();
+    // Each seed-file mirror carries the head it was written at: a store
+    // behind one has lost acknowledged commits (engine/ledger/witness.h).
+    writer->AddWitnesses(MirrorWitnesses(*store));
+    info_ = store->info();
+    store_ = std::move(store);
+    writer_ = std::move(writer);
+  }
+  return OpenStore{store_, writer_, info_};
+}
+
+void Api::DropFailedStore(const Writer* failed) {
+  {
+    std::lock_guard<std::mutex> lock(open_mu_);
+    if (writer_.get() != failed) return;
+    writer_->Stop();
+    writer_.reset();
+    store_.reset();
+  }
+  // Connections opened before the failure are not reused.
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  readers_.clear();
 }
 
 void Api::Shutdown() {
@@ -120,8 +140,8 @@ Result<Json> Api::Call(std::string_view name, const Json& input, const Actor& ac
   } else if (!op->uses_store) {
     result = RunWithoutStore(*op, input, actor);
   } else {
-    RETURN_IF_ERROR(EnsureStore());
-    result = op->mutating ? RunWrite(*op, input, actor) : RunRead(*op, input, actor);
+    ASSIGN_OR_RETURN(OpenStore open, Opened());
+    result = op->mutating ? RunWrite(open, *op, input, actor) : RunRead(open, *op, input, actor);
   }
   if (!result.ok() || !options_.validate_output) return result;
   Status out = ValidateJson(op->output_schema, *result);
@@ -149,11 +169,13 @@ Result<Json> Guarded(const Operation& op, F&& run) {
 
 }  // namespace
 
-Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& actor) {
+Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Json& input,
+                           const Actor& actor) {
   const std::string key = input.value("idempotency_key", "");
   std::vector<MirrorTarget> mirrors;
-  Result<Json> result = writer_->Submit([&](Txn& txn) -> Result<Json> {
-    OpContext ctx = MakeContext(txn, actor, *machines_, op, &info_, paths_, time(), registry_.hooks());
+  Result<Json> result = open.writer->Submit([&](Txn& txn) -> Result<Json> {
+    OpContext ctx =
+        MakeContext(txn, actor, *machines_, op, &open.info, paths_, time(), registry_.hooks());
     // Keys are scoped by caller so that two agents cannot collide.
     const std::string scoped = actor.id + "\n" + key;
     std::string request_hash;
@@ -191,16 +213,18 @@ Result<Json> Api::RunWrite(const Operation& op, const Json& input, const Actor& 
   });
   if (result.ok()) {
     NoteChange();
-    if (!mirrors.empty()) WriteMirrors(mirrors);
+    if (!mirrors.empty()) WriteMirrors(*open.store, mirrors);
+  } else if (open.writer->failed()) {
+    DropFailedStore(open.writer.get());
   }
   return result;
 }
 
-void Api::WriteMirrors(const std::vector<MirrorTarget>& mirrors) {
+void Api::WriteMirrors(Store& store, const std::vector<MirrorTarget>& mirrors) {
   for (const MirrorTarget& m : mirrors) {
     Result<bool> written = InternalError("not written");
     try {
-      written = WriteMirror(m);
+      written = WriteMirror(store, m);
     } catch (const std::exception& e) {
       // A library's exception on odd stored data: the commit stands.
       written = InternalError("writing mirror " + m.path + ": " + e.what());
@@ -216,7 +240,7 @@ void Api::WriteMirrors(const std::vector<MirrorTarget>& mirrors) {
   }
 }
 
-Result<bool> Api::WriteMirror(const MirrorTarget& m) {
+Result<bool> Api::WriteMirror(Store& store, const MirrorTarget& m) {
   // The path was resolved and checked when it was bound; what it names now
   // is checked again: a folder swapped for a symlink since, or a store file
   // linked in its place, must not let the rename land on the store.
@@ -238,7 +262,7 @@ Result<bool> Api::WriteMirror(const MirrorTarget& m) {
   // the run afresh under the lock: the last to write writes the newest state.
   ASSIGN_OR_RETURN(FolderLock lock, FolderLock::Acquire(folder));
   RemoveStaleTemporaries(m.path);
-  ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, AcquireReader());
+  ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, AcquireReader(store));
   Result<FormatOutput> out = InternalError("not rendered");
   Result<LedgerHead> head = LedgerHead{};
   bool still_bound = false;
@@ -270,9 +294,9 @@ Result<bool> Api::WriteMirror(const MirrorTarget& m) {
   return true;
 }
 
-std::vector<Witness> Api::MirrorWitnesses() {
+std::vector<Witness> Api::MirrorWitnesses(Store& store) {
   std::vector<Witness> witnesses;
-  Result<std::unique_ptr<Connection>> conn = AcquireReader();
+  Result<std::unique_ptr<Connection>> conn = AcquireReader(store);
   if (!conn.ok()) return witnesses;
   std::vector<std::string> paths;
   {
@@ -291,13 +315,15 @@ std::vector<Witness> Api::MirrorWitnesses() {
   return witnesses;
 }
 
-Result<Json> Api::RunRead(const Operation& op, const Json& input, const Actor& actor) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, AcquireReader());
+Result<Json> Api::RunRead(const OpenStore& open, const Operation& op, const Json& input,
+                          const Actor& actor) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, AcquireReader(*open.store));
   Result<Json> result = InternalError("not run");
   {
     Result<std::unique_ptr<Txn>> txn = conn->Begin(TxnMode::kRead);
     if (!txn.ok()) return txn.status();
-    OpContext ctx = MakeContext(**txn, actor, *machines_, op, &info_, paths_, time(), registry_.hooks());
+    OpContext ctx =
+        MakeContext(**txn, actor, *machines_, op, &open.info, paths_, time(), registry_.hooks());
     result = Guarded(op, [&] { return op.handler(ctx, input); });
   }  // the read transaction ends here, before the connection goes back
   ReleaseReader(std::move(conn));
@@ -404,7 +430,7 @@ bool Api::WaitForChange(uint64_t* seen, int64_t deadline_ms) {
   return NowMillis() < deadline_ms;
 }
 
-Result<std::unique_ptr<Connection>> Api::AcquireReader() {
+Result<std::unique_ptr<Connection>> Api::AcquireReader(Store& store) {
   {
     std::lock_guard<std::mutex> lock(pool_mu_);
     if (!readers_.empty()) {
@@ -413,7 +439,7 @@ Result<std::unique_ptr<Connection>> Api::AcquireReader() {
       return conn;
     }
   }
-  return store_->Connect();
+  return store.Connect();
 }
 
 void Api::ReleaseReader(std::unique_ptr<Connection> conn) {

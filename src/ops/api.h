@@ -17,6 +17,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -51,6 +52,9 @@ struct ApiOptions {
   // agent has been silent). Null: the system clock. Waits (mail.wait,
   // question.wait) keep the system clock: they sleep on it.
   const TimeSource* time = nullptr;
+  // Wraps the store when it is opened (tests: tests/fault_store.h makes
+  // commits fail on purpose). Unset: the store as opened.
+  std::function<std::unique_ptr<Store>(std::unique_ptr<Store>)> wrap_store;
 
   static bool DefaultValidateOutput();
 };
@@ -71,7 +75,8 @@ class Api {
   // The roots and store callers' paths are checked against.
   const PathScope& paths() const { return paths_; }
   const TimeSource& time() const { return options_.time ? *options_.time : SystemTime(); }
-  // Opens the store now if no call has yet (Call opens it on first use).
+  // Opens the store now if no call has yet (Call opens it on first use, and
+  // again after a failed commit: engine/ledger/writer.h).
   Status EnsureStore();
   WriterStats writer_stats() const;
 
@@ -89,8 +94,11 @@ class Api {
 
  private:
   Api() = default;
-  Result<Json> RunWrite(const Operation& op, const Json& input, const Actor& actor);
-  Result<Json> RunRead(const Operation& op, const Json& input, const Actor& actor);
+  struct OpenStore;
+  Result<Json> RunWrite(const OpenStore& open, const Operation& op, const Json& input,
+                        const Actor& actor);
+  Result<Json> RunRead(const OpenStore& open, const Operation& op, const Json& input,
+                       const Actor& actor);
   Result<Json> RunWithoutStore(const Operation& op, const Json& input, const Actor& actor);
   Result<Json> RunProcedure(const Operation& op, const Json& input, const Actor& actor,
                             const ProgressFn& progress);
@@ -98,14 +106,26 @@ class Api {
   bool MayRegisterOnFirstCall(const Actor& actor) const;
   // Rewrites the seed-file mirrors a commit made due; a failure is reported
   // (mirror.report), never returned: the commit stands.
-  void WriteMirrors(const std::vector<MirrorTarget>& mirrors);
+  void WriteMirrors(Store& store, const std::vector<MirrorTarget>& mirrors);
   // false: the path no longer mirrors that run in that format.
-  Result<bool> WriteMirror(const MirrorTarget& mirror);
+  Result<bool> WriteMirror(Store& store, const MirrorTarget& mirror);
   void NoteChange();
   // The ledger heads the bound mirrors carry (engine/ledger/witness.h).
-  std::vector<Witness> MirrorWitnesses();
+  std::vector<Witness> MirrorWitnesses(Store& store);
   class Runner;
-  Result<std::unique_ptr<Connection>> AcquireReader();
+  // The store and writer calls use: taken under open_mu_, opening them when
+  // none is open. A call in flight keeps its pair alive across a reopen.
+  struct OpenStore {
+    std::shared_ptr<Store> store;
+    std::shared_ptr<Writer> writer;
+    StoreInfo info;
+  };
+  Result<OpenStore> Opened();
+  // After "failed" latched (engine/ledger/writer.h): drops it and its store,
+  // so that the next call opens them anew and checks the store as at
+  // start-up. Does nothing when another call already did.
+  void DropFailedStore(const Writer* failed);
+  Result<std::unique_ptr<Connection>> AcquireReader(Store& store);
   void ReleaseReader(std::unique_ptr<Connection> conn);
 
   ApiOptions options_;
@@ -115,11 +135,11 @@ class Api {
 
   mutable std::mutex open_mu_;
   bool shut_down_ = false;                // GUARDED_BY(open_mu_)
-  // Written once by EnsureStore under open_mu_; read without it only by a
-  // thread that has itself returned from EnsureStore (Call does first).
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<Writer> writer_;
-  StoreInfo info_;
+  // Null until the first call, and again after a failed commit latched the
+  // writer (DropFailedStore); calls take copies through Opened().
+  std::shared_ptr<Store> store_;    // GUARDED_BY(open_mu_)
+  std::shared_ptr<Writer> writer_;  // GUARDED_BY(open_mu_)
+  StoreInfo info_;                  // GUARDED_BY(open_mu_)
 
   // Bumped after every committed write, to wake procedures that wait.
   mutable std::mutex change_mu_;

@@ -12,7 +12,11 @@
 //               unless Commit() succeeded.
 //
 // Busy databases are retried inside the backend: callers see Unavailable only
-// when the store stayed busy past its deadline, never "database is locked".
+// when the store stayed busy past its deadline, never "database is locked";
+// that Unavailable has details.reason kStoreBusyReason and changed nothing.
+// A disk that fails a read, write or fsync is Unavailable with reason
+// kStoreIoErrorReason: the connection's state is then unknown, and a Writer
+// refuses writes until it is reopened (engine/writer.h).
 
 #ifndef BATON_SRC_STORE_STORE_H_
 #define BATON_SRC_STORE_STORE_H_
@@ -60,6 +64,15 @@ class Row {
 };
 
 using SqlParams = std::span<const SqlValue>;
+
+inline constexpr char kStoreBusyReason[] = "store_busy";
+inline constexpr char kStoreIoErrorReason[] = "io_error";
+
+// Whether "s" is the Unavailable of a store that stayed busy (see above).
+inline bool IsStoreBusy(const Status& s) {
+  return s.code() == StatusCode::kUnavailable && s.details().is_object() &&
+         s.details().value("reason", "") == kStoreBusyReason;
+}
 
 class Txn {
  public:

@@ -18,9 +18,47 @@ Writer::Writer(std::unique_ptr<Connection> conn, int max_batch)
   CheckIntegrity();
 }
 
+namespace {
+
+// A COMMIT that failed for any reason but a busy store may have reached the
+// disk all the same (an fsync that failed after the WAL write): its callers
+// are told so, and that a blind retry could do the change twice.
+Status InDoubt(const Status& cause) {
+  Json details = cause.details().is_object() ? cause.details() : Json::object();
+  details["in_doubt"] = true;
+  return Status(cause.code(),
+                cause.message() + "; the change may have been made all the same: read it back "
+                                  "before retrying, or retry with the same idempotency_key",
+                std::move(details));
+}
+
+}  // namespace
+
 Status Writer::refusal() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return refusal_;
+  return latched_.ok() ? refusal_ : latched_;
+}
+
+bool Writer::failed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !latched_.ok();
+}
+
+void Writer::Latch(const Status& cause) {
+  // A busy store answered before changing anything; the next batch may try.
+  if (cause.ok() || IsStoreBusy(cause)) return;
+  const StatusCode code =
+      cause.code() == StatusCode::kDataLoss ? StatusCode::kDataLoss : StatusCode::kUnavailable;
+  Status latched(code,
+                 "the store failed to commit (" + cause.message() +
+                     "); writes are refused until baton reopens it (reads keep working)",
+                 Json{{"reason", kStoreFailedReason}, {"cause", cause.ToJson()}});
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!latched_.ok()) return;  // the first failure is the cause
+    latched_ = latched;
+  }
+  std::cerr << "baton: error: " << latched.message() << "\n";
 }
 
 void Writer::AddWitnesses(std::vector<Witness> witnesses) {
@@ -130,6 +168,7 @@ std::vector<Result<Json>> Writer::SubmitAll(std::vector<WriteFn> fns) {
       return std::vector<Result<Json>>(
           fns.size(), Result<Json>(UnavailableError("baton is shutting down; retry the call")));
     }
+    if (!latched_.ok()) return std::vector<Result<Json>>(fns.size(), Result<Json>(latched_));
     if (threaded_) {
       queue_.insert(queue_.end(), batch.begin(), batch.end());
       cv_.notify_one();
@@ -185,6 +224,7 @@ bool Writer::RunItems(Txn& txn, std::vector<Item*>& batch, std::vector<Result<Js
     Status sp = txn.Savepoint("op");
     if (!sp.ok()) {
       FailAll(results, sp);
+      Latch(sp);
       return false;
     }
     int64_t before = 0;
@@ -215,8 +255,9 @@ bool Writer::RunItems(Txn& txn, std::vector<Item*>& batch, std::vector<Result<Js
     if (end.ok()) end = txn.Release("op");
     if (!end.ok()) {
       // The transaction itself is unusable (I/O error, disk full): nothing
-      // in this batch may claim success.
+      // in this batch may claim success, and nothing after it until a reopen.
       FailAll(results, end);
+      Latch(end);
       return false;
     }
   }
@@ -226,11 +267,13 @@ bool Writer::RunItems(Txn& txn, std::vector<Item*>& batch, std::vector<Result<Js
 void Writer::RunBatch(std::vector<Item*>& batch) {
   std::vector<Result<Json>> results(batch.size(), Result<Json>(InternalError("not run")));
   bool checked = false;
+  Status latched;
   {
     std::lock_guard<std::mutex> lock(mu_);
     checked = checked_;
+    latched = latched_;
   }
-  if (!checked) CheckIntegrity();
+  if (!checked && latched.ok()) CheckIntegrity();
   Status refused;
   bool acceptable = false;
   {
@@ -240,7 +283,10 @@ void Writer::RunBatch(std::vector<Item*>& batch) {
   }
   bool accepted = false;
   std::optional<LedgerHead> head;
-  if (!refused.ok() && !acceptable) {
+  if (!latched.ok()) {
+    // Queued before an earlier batch failed: refused, never run.
+    FailAll(results, latched);
+  } else if (!refused.ok() && !acceptable) {
     // A broken chain: nothing is appended onto it, not even an acceptance.
     FailAll(results, refused);
   } else if (Result<std::unique_ptr<Txn>> txn = conn_->Begin(TxnMode::kWrite); !txn.ok()) {
@@ -255,9 +301,13 @@ void Writer::RunBatch(std::vector<Item*>& batch) {
     Status commit = (*txn)->Commit();
     if (!commit.ok()) {
       head.reset();
+      const Status answer = IsStoreBusy(commit) ? commit : InDoubt(commit);
       for (Result<Json>& r : results) {
-        if (r.ok()) r = commit;
+        if (r.ok()) r = answer;
       }
+      // Maybe durable after all (an fsync that failed after the WAL write):
+      // nothing more is written on this connection.
+      Latch(commit);
     }
   }
   // Before anyone is answered: an acknowledged write is always witnessed.

@@ -22,6 +22,17 @@
 // "store.loss_accepted"; any other item is rolled back and answered with the
 // DataLoss). After each committed batch, before its callers are answered,
 // the writer rewrites the witness file with the new head.
+//
+// A failed batch latches, as leveldb's DBImpl keeps bg_error_: when Commit,
+// Savepoint, RollbackTo or Release fails for any reason but a busy store
+// (IsStoreBusy), the connection's state is unknown — a COMMIT whose fsync
+// failed may be durable all the same, a savepoint half undone. The batch's
+// callers get that failure; every later write, queued or new, is refused
+// without running, with Unavailable "the store failed to commit (CAUSE);
+// writes are refused until baton reopens it" (DataLoss when CAUSE was
+// DataLoss), details {"reason": "store_failed", "cause": {...}}. Nothing
+// clears it: a new Writer on a new connection (a reopen, which runs the
+// start-up check again) writes again. Reads never go through the writer.
 
 #ifndef BATON_SRC_ENGINE_LEDGER_WRITER_H_
 #define BATON_SRC_ENGINE_LEDGER_WRITER_H_
@@ -58,6 +69,9 @@ struct WriterStats {
 // How many of the newest events the writer's start-up check walks.
 inline constexpr int64_t kTailEvents = 256;
 
+// details.reason of the refusal after a failed batch.
+inline constexpr char kStoreFailedReason[] = "store_failed";
+
 class Writer {
  public:
   // "conn" is used by this writer only.
@@ -86,8 +100,12 @@ class Writer {
 
   WriterStats stats() const;
 
-  // Why writes are refused (DataLoss), or OK. Reads are never refused.
+  // Why writes are refused — the failed batch's latch (above), else the
+  // integrity check's DataLoss — or OK. Reads are never refused.
   Status refusal() const;
+  // True once a batch failed and writes are latched: the owner should drop
+  // this writer and its store and open them anew (ops/api.h).
+  bool failed() const;
 
   // Adds heads recorded elsewhere (the seed-file mirrors) to the witness
   // file's, and checks the store against all of them now: a store behind
@@ -112,6 +130,9 @@ class Writer {
   void CheckIntegrity();
   // Rewrites the witness file after a commit that moved the head.
   void WriteWitness(const LedgerHead& head);
+  // Refuses every later write because of "cause", a failed Commit,
+  // Savepoint, RollbackTo or Release; a busy store is not latched.
+  void Latch(const Status& cause);
 
   std::unique_ptr<Connection> conn_;
   const int max_batch_;
@@ -131,6 +152,7 @@ class Writer {
   Status refusal_;                        // GUARDED_BY(mu_)
   bool refusal_acceptable_ = false;       // GUARDED_BY(mu_): accept-loss may pass
   bool checked_ = false;                  // GUARDED_BY(mu_): the check has run
+  Status latched_;                        // GUARDED_BY(mu_): set once, never cleared
   // The head last written to the witness file; used by the batch thread only.
   std::optional<LedgerHead> witnessed_;
   bool witness_warned_ = false;

@@ -37,7 +37,14 @@ Status SqliteError(sqlite3* db, int rc, std::string_view what) {
   switch (primary) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      return UnavailableError("store is busy, retry: " + msg);
+      return Status(StatusCode::kUnavailable, "store is busy, retry: " + msg,
+                    nlohmann::json{{"reason", kStoreBusyReason}});
+    case SQLITE_IOERR:
+      // Any SQLITE_IOERR_* (a failed read, write, fsync, truncate, lock):
+      // the disk, not the request. Retrying is right once the store has been
+      // reopened; a writer refuses writes until then (engine/writer.h).
+      return Status(StatusCode::kUnavailable, "the store's disk failed: " + msg,
+                    nlohmann::json{{"reason", kStoreIoErrorReason}, {"sqlite_code", rc}});
     case SQLITE_CONSTRAINT:
       if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
         return AlreadyExistsError(msg);
@@ -379,8 +386,9 @@ class SqliteStore final : public Store {
     const auto deadline = Clock::now() + std::chrono::milliseconds(options_.busy_deadline_ms);
     for (int attempt = 0;; ++attempt) {
       mode = conn.Run("PRAGMA journal_mode=WAL", {}, nullptr);
-      if (mode.ok() || mode.status().code() != StatusCode::kUnavailable ||
-          Clock::now() >= deadline) {
+      // Only busy is retried: an I/O error is Unavailable too, and waiting
+      // a minute on a failing disk helps no one.
+      if (mode.ok() || !IsStoreBusy(mode.status()) || Clock::now() >= deadline) {
         break;
       }
       SleepJitter(attempt);

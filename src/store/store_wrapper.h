@@ -1,0 +1,94 @@
+// File: store_wrapper.h
+//
+// Forwarding implementations of the three classes of store.h, as leveldb's
+// EnvWrapper is of Env (STYLE.md rule 3): each owns the object it wraps and
+// passes every virtual call through to it unchanged, so a subclass overrides
+// only what it changes — a test's fault injection (tests/fault_store.h), a
+// counter, a trace.
+//
+//   StoreWrapper       Connect() and info() go to the wrapped Store.
+//   ConnectionWrapper  Begin() and file_path() go to the wrapped Connection;
+//                      the Txn that Begin() gives is the wrapped one's, not
+//                      wrapped again: a subclass that breaks transactions
+//                      overrides Begin() to wrap it in its own TxnWrapper.
+//   TxnWrapper         every statement, savepoint, Commit() and
+//                      CheckStructure() go to the wrapped Txn. Destroying the
+//                      wrapper destroys the wrapped Txn, which rolls back
+//                      unless it committed.
+//
+// A wrapper adds no state and no locking: it is as thread-safe as what it
+// wraps. Lifetimes are those of the unwrapped classes: a Txn, wrapped or
+// not, must die before the Connection that began it.
+
+#ifndef BATON_SRC_STORE_STORE_WRAPPER_H_
+#define BATON_SRC_STORE_STORE_WRAPPER_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "store/store.h"
+
+namespace baton {
+
+class TxnWrapper : public Txn {
+ public:
+  // REQUIRES: "target" is not null.
+  explicit TxnWrapper(std::unique_ptr<Txn> target) : target_(std::move(target)) {}
+
+  // The braced-list convenience forms of Txn stay visible beside the
+  // overrides below.
+  using Txn::Exec;
+  using Txn::Query;
+
+  Result<std::vector<Row>> Query(std::string_view sql, SqlParams params) override {
+    return target_->Query(sql, params);
+  }
+  Result<int64_t> Exec(std::string_view sql, SqlParams params) override {
+    return target_->Exec(sql, params);
+  }
+  Status Savepoint(std::string_view name) override { return target_->Savepoint(name); }
+  Status RollbackTo(std::string_view name) override { return target_->RollbackTo(name); }
+  Status Release(std::string_view name) override { return target_->Release(name); }
+  Status Commit() override { return target_->Commit(); }
+  Result<std::vector<std::string>> CheckStructure() override { return target_->CheckStructure(); }
+
+  Txn* target() const { return target_.get(); }
+
+ private:
+  std::unique_ptr<Txn> target_;
+};
+
+class ConnectionWrapper : public Connection {
+ public:
+  // REQUIRES: "target" is not null.
+  explicit ConnectionWrapper(std::unique_ptr<Connection> target) : target_(std::move(target)) {}
+
+  Result<std::unique_ptr<Txn>> Begin(TxnMode mode) override { return target_->Begin(mode); }
+  std::string file_path() const override { return target_->file_path(); }
+
+  Connection* target() const { return target_.get(); }
+
+ private:
+  std::unique_ptr<Connection> target_;
+};
+
+class StoreWrapper : public Store {
+ public:
+  // REQUIRES: "target" is not null.
+  explicit StoreWrapper(std::unique_ptr<Store> target) : target_(std::move(target)) {}
+
+  Result<std::unique_ptr<Connection>> Connect() override { return target_->Connect(); }
+  StoreInfo info() const override { return target_->info(); }
+
+  Store* target() const { return target_.get(); }
+
+ private:
+  std::unique_ptr<Store> target_;
+};
+
+}  // namespace baton
+
+#endif  // BATON_SRC_STORE_STORE_WRAPPER_H_
