@@ -300,6 +300,36 @@ TEST_F(GraphRunTest, ResumeRefusesAnEditedDefinitionWithoutTheCurrentNode) {
   EXPECT_EQ(Show("e")["status"], "paused");
 }
 
+// An eval that writes its own result key: routing sees the Lua's value, and
+// the checkpoint stores the same (one merge of a node's outcome, for both).
+TEST_F(GraphRunTest, TheStoredContextIsTheOneRoutingSaw) {
+  constexpr char kFlow[] = R"(
+id: own-key
+nodes:
+  - name: SET
+    type: eval
+    code: "context.lastEvalResult = 'mine'"
+    then:
+      - when: "state.context.lastEvalResult == 'mine'"
+        goto: SAW_MINE
+      - goto: SAW_RESULT
+  - name: SAW_MINE
+    type: eval
+    code: "context.route = 'mine'"
+    resultKey: routed
+    then: END
+  - name: SAW_RESULT
+    type: eval
+    code: "context.route = 'result'"
+    resultKey: routed
+    then: END
+)";
+  MustCall(*api_, "graph.run", {{"text", kFlow}, {"id", "k"}});
+  const Json run = Show("k");
+  EXPECT_EQ(run["context"]["route"], "mine");
+  EXPECT_EQ(run["context"]["lastEvalResult"], "mine") << run["context"].dump(2);
+}
+
 TEST_F(GraphRunTest, HumanNodeWaitsForTheAnswerAndRoutesOnIt) {
   constexpr char kFlow[] = R"(
 id: approve

@@ -47,6 +47,9 @@ enum class StatusCode {
   kDeadlineExceeded,
   kDataLoss,
   kInternal,
+  // The outcome is not known: a commit that failed may have reached the
+  // disk all the same. Never retried blindly (STYLE.md rule 9).
+  kUnknown,
 };
 
 // Every code, in enum order; tests walk it to check that each table is complete.
@@ -64,6 +67,7 @@ inline constexpr StatusCode kAllStatusCodes[] = {
     StatusCode::kDeadlineExceeded,
     StatusCode::kDataLoss,
     StatusCode::kInternal,
+    StatusCode::kUnknown,
 };
 
 // "InvalidArgument", "NotFound", ... (abseil's names without the k).

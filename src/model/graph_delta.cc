@@ -72,6 +72,26 @@ Status ApplyGraphStateDelta(Json& state, const Json& delta) {
   return Status();
 }
 
+Json NodeOutcomeDelta(const std::string& result_key, const Json& result, const Json& updates,
+                      const Json& removed, const Json& appended) {
+  Json set = {{result_key, result}};
+  for (auto it = updates.begin(); it != updates.end(); ++it) set[it.key()] = it.value();
+  Json delta = {{"set", std::move(set)}};
+  if (!removed.empty()) delta["unset"] = removed;
+  if (!appended.empty()) delta["append"] = {{kGraphHistoryKey, appended}};
+  return delta;
+}
+
+Status ApplyGraphDelta(Json& context, Json& history, const Json& delta) {
+  Json state = std::move(context);
+  state[kGraphHistoryKey] = std::move(history);
+  Status applied = ApplyGraphStateDelta(state, delta);
+  history = std::move(state[kGraphHistoryKey]);
+  state.erase(kGraphHistoryKey);
+  context = std::move(state);
+  return applied;
+}
+
 bool GraphDeltaEmpty(const Json& delta) {
   return !delta.contains("set") && !delta.contains("append") && !delta.contains("unset");
 }

@@ -15,6 +15,8 @@
 #ifndef BATON_SRC_MODEL_GRAPH_DELTA_H_
 #define BATON_SRC_MODEL_GRAPH_DELTA_H_
 
+#include <string>
+
 #include "baton/status.h"
 #include "util/json_util.h"
 
@@ -35,6 +37,19 @@ Status ApplyGraphStateDelta(Json& state, const Json& delta);
 
 // True when "delta" changes nothing.
 bool GraphDeltaEmpty(const Json& delta);
+
+// The delta a node's outcome makes, the one merge the runner (routing sees
+// it) and the checkpoint (it is stored) both apply: the node's "result"
+// under "result_key", then the keys it set in "updates" (an object; an eval
+// that writes its own result key wins over its result), the keys it
+// "removed" (an array of strings), and the conversation's new messages
+// "appended" (an array).
+Json NodeOutcomeDelta(const std::string& result_key, const Json& result, const Json& updates,
+                      const Json& removed, const Json& appended);
+
+// ApplyGraphStateDelta on a state kept as its two parts: the context object
+// and the conversation array (a graph run's row, the runner's state).
+Status ApplyGraphDelta(Json& context, Json& history, const Json& delta);
 
 }  // namespace baton
 

@@ -75,33 +75,31 @@ Result<Api::OpenStore> Api::Opened() {
   if (shut_down_) return UnavailableError("baton is shutting down; retry the call");
   if (!store_) {
     ASSIGN_OR_RETURN(std::unique_ptr<Store> opened, Store::Open(options_.store));
-    std::shared_ptr<Store> store =
-        options_.wrap_store ? options_.wrap_store(std::move(opened)) : std::move(opened);
-    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, store->Connect());
-    // The writer's own check runs here: the chain's tail and the witness.
-    auto writer = std::make_shared<Writer>(std::move(conn), options_.max_batch);
+    store_ = options_.wrap_store ? options_.wrap_store(std::move(opened)) : std::move(opened);
+    info_ = store_->info();
+  }
+  if (!writer_) {
+    // A new connection (a new file descriptor: after a failed fsync the old
+    // one's next fsync may "succeed" over lost pages). The writer's own
+    // check runs here: the chain's tail and the witness. A failure to open
+    // it refuses writes only; reads go on through the store.
+    Result<std::unique_ptr<Connection>> conn = store_->Connect();
+    if (!conn.ok()) return OpenStore{store_, nullptr, info_, conn.status()};
+    auto writer = std::make_shared<Writer>(std::move(*conn), options_.max_batch);
     if (options_.group_commit) writer->StartGroupCommit();
     // Each seed-file mirror carries the head it was written at: a store
     // behind one has lost acknowledged commits (engine/ledger/witness.h).
-    writer->AddWitnesses(MirrorWitnesses(*store));
-    info_ = store->info();
-    store_ = std::move(store);
+    writer->AddWitnesses(MirrorWitnesses(*store_));
     writer_ = std::move(writer);
   }
-  return OpenStore{store_, writer_, info_};
+  return OpenStore{store_, writer_, info_, Status()};
 }
 
-void Api::DropFailedStore(const Writer* failed) {
-  {
-    std::lock_guard<std::mutex> lock(open_mu_);
-    if (writer_.get() != failed) return;
-    writer_->Stop();
-    writer_.reset();
-    store_.reset();
-  }
-  // Connections opened before the failure are not reused.
-  std::lock_guard<std::mutex> lock(pool_mu_);
-  readers_.clear();
+void Api::DropFailedWriter(const Writer* failed) {
+  std::lock_guard<std::mutex> lock(open_mu_);
+  if (writer_.get() != failed) return;  // another call did already
+  writer_->Stop();
+  writer_.reset();
 }
 
 void Api::Shutdown() {
@@ -173,6 +171,7 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
                            const Actor& actor) {
   const std::string key = input.value("idempotency_key", "");
   std::vector<MirrorTarget> mirrors;
+  if (!open.writer) return open.writer_error;
   Result<Json> result = open.writer->Submit([&](Txn& txn) -> Result<Json> {
     OpContext ctx =
         MakeContext(txn, actor, *machines_, op, &open.info, paths_, time(), registry_.hooks());
@@ -215,7 +214,7 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
     NoteChange();
     if (!mirrors.empty()) WriteMirrors(*open.store, mirrors);
   } else if (open.writer->failed()) {
-    DropFailedStore(open.writer.get());
+    DropFailedWriter(open.writer.get());
   }
   return result;
 }

@@ -117,14 +117,15 @@ class Api {
   // none is open. A call in flight keeps its pair alive across a reopen.
   struct OpenStore {
     std::shared_ptr<Store> store;
-    std::shared_ptr<Writer> writer;
+    std::shared_ptr<Writer> writer;  // null: writes are refused with writer_error
     StoreInfo info;
+    Status writer_error;
   };
   Result<OpenStore> Opened();
-  // After "failed" latched (engine/ledger/writer.h): drops it and its store,
-  // so that the next call opens them anew and checks the store as at
-  // start-up. Does nothing when another call already did.
-  void DropFailedStore(const Writer* failed);
+  // After "failed" latched (engine/ledger/writer.h): drops it, so that the
+  // next call opens a writer on a new connection, which checks the store as
+  // at start-up. Does nothing when another call already did.
+  void DropFailedWriter(const Writer* failed);
   Result<std::unique_ptr<Connection>> AcquireReader(Store& store);
   void ReleaseReader(std::unique_ptr<Connection> conn);
 
@@ -135,8 +136,8 @@ class Api {
 
   mutable std::mutex open_mu_;
   bool shut_down_ = false;                // GUARDED_BY(open_mu_)
-  // Null until the first call, and again after a failed commit latched the
-  // writer (DropFailedStore); calls take copies through Opened().
+  // Null until the first call; the writer again after a failed commit
+  // latched it (DropFailedWriter). Calls take copies through Opened().
   std::shared_ptr<Store> store_;    // GUARDED_BY(open_mu_)
   std::shared_ptr<Writer> writer_;  // GUARDED_BY(open_mu_)
   StoreInfo info_;                  // GUARDED_BY(open_mu_)

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/graph/graph_nodes.h"
+#include "model/graph_delta.h"
 #include "util/clock.h"
 #include "util/sha256.h"
 #include "util/scoped_path.h"
@@ -216,11 +217,10 @@ struct Loop {
       std::this_thread::sleep_for(std::chrono::milliseconds(backoff));
     }
     // The state the node leaves: routing sees it before it is committed.
-    Json& next_context = state["context"];
-    next_context[node.result_key] = out.result;
-    for (auto it = out.updates.begin(); it != out.updates.end(); ++it) next_context[it.key()] = it.value();
-    for (const std::string& k : out.removed) next_context.erase(k);
-    for (const Json& m : out.history_append) state["conversationHistory"].push_back(m);
+    RETURN_IF_ERROR(ApplyGraphDelta(
+        state["context"], state["conversationHistory"],
+        NodeOutcomeDelta(node.result_key, out.result, out.updates, Json(out.removed),
+                         Json(out.history_append))));
     Result<std::string> next = RouteGraphNode(def, node, state);
 
     Json commit = {{"run", run_id},

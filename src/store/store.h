@@ -15,8 +15,11 @@
 // when the store stayed busy past its deadline, never "database is locked";
 // that Unavailable has details.reason kStoreBusyReason and changed nothing.
 // A disk that fails a read, write or fsync is Unavailable with reason
-// kStoreIoErrorReason: the connection's state is then unknown, and a Writer
-// refuses writes until it is reopened (engine/writer.h).
+// kStoreIoErrorReason. When that failure is a transaction's own step (its
+// commit, a savepoint, a rollback to one, a release), the connection's state
+// is unknown and a Writer refuses writes until a new one is opened
+// (engine/ledger/writer.h); an operation's statement that fails is rolled
+// back to its savepoint like any other failure.
 
 #ifndef BATON_SRC_STORE_STORE_H_
 #define BATON_SRC_STORE_STORE_H_

@@ -32,6 +32,8 @@ constexpr ErrorMapping kTable[] = {
     {StatusCode::kDataLoss, "DataLoss", 12, 500, -32013,
      "stored data is corrupt; run baton verify"},
     {StatusCode::kInternal, "Internal", 13, 500, -32603, "a bug in baton"},
+    {StatusCode::kUnknown, "Unknown", 14, 500, -32014,
+     "the change may or may not have been made: read it back before retrying"},
 };
 
 const std::string& EmptyString() {

@@ -367,19 +367,14 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(CheckUserKeys(in.value("updates", Json::object()), "updates"));
   RETURN_IF_ERROR(CheckUserKeys(in.value("removed", Json::array()), "removed"));
   RETURN_IF_ERROR(CheckUserKeys(Json::array({in.at("result_key")}), "result_key"));
-  // The node's changes: its result, the keys an eval set or removed, and
-  // the conversation's new messages. They are the checkpoint's delta.
-  Json set = in.value("updates", Json::object());
+  // The node's changes, merged as the runner merged them for routing; they
+  // are the checkpoint's delta.
   const std::string result_key = in.at("result_key").get<std::string>();
-  set[result_key] = in.at("result");
-  const Json removed = in.value("removed", Json::array());
-  const Json appended = in.value("history_append", Json::array());
-  for (auto it = set.begin(); it != set.end(); ++it) run["context"][it.key()] = it.value();
-  for (const Json& k : removed) run["context"].erase(k.get<std::string>());
-  for (const Json& m : appended) History(run).push_back(m);
-  Json delta = {{"set", set}};
-  if (!removed.empty()) delta["unset"] = removed;
-  if (!appended.empty()) delta["append"] = {{kGraphHistoryKey, appended}};
+  const Json delta = NodeOutcomeDelta(result_key, in.at("result"),
+                                      in.value("updates", Json::object()),
+                                      in.value("removed", Json::array()),
+                                      in.value("history_append", Json::array()));
+  RETURN_IF_ERROR(ApplyGraphDelta(run["context"], History(run), delta));
 
   const bool route_failed = in.contains("route_error");
   const std::string next = route_failed ? node : in.at("next").get<std::string>();

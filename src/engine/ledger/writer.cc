@@ -26,9 +26,10 @@ namespace {
 Status InDoubt(const Status& cause) {
   Json details = cause.details().is_object() ? cause.details() : Json::object();
   details["in_doubt"] = true;
-  return Status(cause.code(),
+  details["cause"] = StatusCodeName(cause.code());
+  return Status(StatusCode::kUnknown,
                 cause.message() + "; the change may have been made all the same: read it back "
-                                  "before retrying, or retry with the same idempotency_key",
+                                  "before retrying",
                 std::move(details));
 }
 
@@ -50,7 +51,7 @@ void Writer::Latch(const Status& cause) {
   const StatusCode code =
       cause.code() == StatusCode::kDataLoss ? StatusCode::kDataLoss : StatusCode::kUnavailable;
   Status latched(code,
-                 "the store failed to commit (" + cause.message() +
+                 "the store failed a write (" + cause.message() +
                      "); writes are refused until baton reopens it (reads keep working)",
                  Json{{"reason", kStoreFailedReason}, {"cause", cause.ToJson()}});
   {
@@ -164,11 +165,13 @@ std::vector<Result<Json>> Writer::SubmitAll(std::vector<WriteFn> fns) {
   bool queued = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    // A latched writer is also stopped once its owner drops it: the latch
+    // is the reason a caller should hear.
+    if (!latched_.ok()) return std::vector<Result<Json>>(fns.size(), Result<Json>(latched_));
     if (stopping_) {
       return std::vector<Result<Json>>(
           fns.size(), Result<Json>(UnavailableError("baton is shutting down; retry the call")));
     }
-    if (!latched_.ok()) return std::vector<Result<Json>>(fns.size(), Result<Json>(latched_));
     if (threaded_) {
       queue_.insert(queue_.end(), batch.begin(), batch.end());
       cv_.notify_one();
@@ -193,9 +196,9 @@ void Writer::Loop() {
       if (queue_.empty()) return;  // stopping, nothing left in flight
       if (stopping_) {
         // Work that was queued but not started is refused, not half-done.
-        for (Item* item : queue_) {
-          item->done.set_value(UnavailableError("baton is shutting down; retry the call"));
-        }
+        const Status refused =
+            latched_.ok() ? UnavailableError("baton is shutting down; retry the call") : latched_;
+        for (Item* item : queue_) item->done.set_value(refused);
         queue_.clear();
         return;
       }
@@ -301,7 +304,10 @@ void Writer::RunBatch(std::vector<Item*>& batch) {
     Status commit = (*txn)->Commit();
     if (!commit.ok()) {
       head.reset();
-      const Status answer = IsStoreBusy(commit) ? commit : InDoubt(commit);
+      // Busy or full, SQLite wrote no commit record: nothing can be there.
+      const bool nothing_written =
+          IsStoreBusy(commit) || commit.code() == StatusCode::kResourceExhausted;
+      const Status answer = nothing_written ? commit : InDoubt(commit);
       for (Result<Json>& r : results) {
         if (r.ok()) r = answer;
       }

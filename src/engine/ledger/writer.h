@@ -27,8 +27,9 @@
 // Savepoint, RollbackTo or Release fails for any reason but a busy store
 // (IsStoreBusy), the connection's state is unknown — a COMMIT whose fsync
 // failed may be durable all the same, a savepoint half undone. The batch's
-// callers get that failure; every later write, queued or new, is refused
-// without running, with Unavailable "the store failed to commit (CAUSE);
+// callers get that failure (a failed COMMIT's as Unknown, details.in_doubt:
+// its change may be on disk all the same); every later write, queued or new, is refused
+// without running, with Unavailable "the store failed a write (CAUSE);
 // writes are refused until baton reopens it" (DataLoss when CAUSE was
 // DataLoss), details {"reason": "store_failed", "cause": {...}}. Nothing
 // clears it: a new Writer on a new connection (a reopen, which runs the
