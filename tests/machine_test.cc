@@ -20,120 +20,19 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "machine_table.h"
 #include "model/embedded.h"
 
 namespace baton {
 namespace {
 
 using nlohmann::json;
-
-// ---------------------------------------------------------------------------
-// The independent reading of a machine file.
-
-struct Edge {
-  std::string from;
-  std::string to;
-  std::vector<std::string> ops;
-  std::vector<std::string> roles;
-};
-
-struct Table {
-  std::string name;
-  std::string file;
-  std::string initial;
-  std::vector<std::string> states;
-  std::set<std::string> terminal;
-  std::vector<Edge> edges;  // in file order, "from" and "to" lists expanded
-
-  const Edge* Find(const std::string& from, const std::string& to) const {
-    for (const Edge& e : edges) {
-      if (e.from == from && e.to == to) return &e;
-    }
-    return nullptr;
-  }
-};
-
-std::vector<std::string> StringOrList(const json& v) {
-  if (v.is_string()) return {v.get<std::string>()};
-  std::vector<std::string> out;
-  for (const json& s : v) out.push_back(s.get<std::string>());
-  return out;
-}
-
-Table ParseTable(const std::string& file, std::string_view text) {
-  const json doc = json::parse(text);
-  Table t;
-  t.file = file;
-  t.name = doc.at("name").get<std::string>();
-  for (const json& s : doc.at("states")) {
-    const std::string name = s.at("name").get<std::string>();
-    t.states.push_back(name);
-    if (s.value("initial", false)) t.initial = name;
-    if (s.value("terminal", false)) t.terminal.insert(name);
-  }
-  for (const json& tr : doc.at("transitions")) {
-    std::vector<std::string> from;
-    for (const std::string& f : StringOrList(tr.at("from"))) {
-      if (f != "*") {
-        from.push_back(f);
-        continue;
-      }
-      for (const std::string& s : t.states) {
-        if (!t.terminal.count(s)) from.push_back(s);
-      }
-    }
-    const std::vector<std::string> ops =
-        tr.contains("ops") ? StringOrList(tr["ops"]) : std::vector<std::string>{};
-    const std::vector<std::string> roles =
-        tr.contains("roles") ? StringOrList(tr["roles"]) : std::vector<std::string>{};
-    for (const std::string& to : StringOrList(tr.at("to"))) {
-      for (const std::string& f : from) t.edges.push_back({f, to, ops, roles});
-    }
-  }
-  return t;
-}
-
-const std::vector<Table>& Tables() {
-  static const std::vector<Table>* const kTables = [] {
-    auto* out = new std::vector<Table>();
-    for (const EmbeddedFile& f : BuiltinMachineFiles()) {
-      out->push_back(ParseTable(f.name, f.text));
-    }
-    return out;
-  }();
-  return *kTables;
-}
-
-const Table& TableFor(const std::string& name) {
-  for (const Table& t : Tables()) {
-    if (t.name == name) return t;
-  }
-  ADD_FAILURE() << "no built-in file for machine " << name;
-  static const Table kEmpty;
-  return kEmpty;
-}
-
-bool Contains(const std::vector<std::string>& v, std::string_view s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-bool Permits(const Edge& e, const std::string& op, const std::string& role) {
-  return (e.ops.empty() || Contains(e.ops, op)) &&
-         (e.roles.empty() || role == "admin" || Contains(e.roles, role));
-}
-
-// What the file says may follow "from" for this caller, in file order.
-std::vector<std::string> ExpectedAllowed(const Table& t, const std::string& from,
-                                         const std::string& op,
-                                         const std::string& role) {
-  std::vector<std::string> out;
-  for (const Edge& e : t.edges) {
-    if (e.from == from && Permits(e, op, role) && !Contains(out, e.to)) {
-      out.push_back(e.to);
-    }
-  }
-  return out;
-}
+using testing::BuiltinTables;
+using testing::Contains;
+using testing::Edge;
+using testing::ExpectedAllowed;
+using testing::Table;
+using testing::TableFor;
 
 const Machine& BuiltinMachine(const std::string& name) {
   const Machine* m = MachineSet::Builtin().Find(name);
@@ -251,7 +150,7 @@ TEST(MachineTest, BuiltinShapesMatchTheDesign) {
 }
 
 TEST(MachineTest, IndependentParseAgreesWithLoader) {
-  for (const Table& t : Tables()) {
+  for (const Table& t : BuiltinTables()) {
     SCOPED_TRACE("file " + t.file);
     EXPECT_EQ(t.file, t.name + ".json");
     const Machine& m = BuiltinMachine(t.name);
@@ -275,7 +174,7 @@ TEST(MachineTest, IndependentParseAgreesWithLoader) {
 // Every state but the initial one can be reached, and every non-terminal state
 // has a way out: a built-in machine has no dead ends by accident.
 TEST(MachineTest, BuiltinStatesAreReachableAndNonTerminalStatesHaveExits) {
-  for (const Table& t : Tables()) {
+  for (const Table& t : BuiltinTables()) {
     SCOPED_TRACE("machine " + t.name);
     std::set<std::string> reached = {t.initial};
     std::vector<std::string> frontier = {t.initial};
@@ -403,7 +302,7 @@ TEST(MachineTest, BuiltinTransitionsMatchTheSpec) {
 // (a) Every listed transition is accepted for a caller that satisfies it.
 
 TEST(MachineTest, EveryListedTransitionIsAccepted) {
-  for (const Table& t : Tables()) {
+  for (const Table& t : BuiltinTables()) {
     const Machine& m = BuiltinMachine(t.name);
     for (const Edge& e : t.edges) {
       const std::string op = e.ops.empty() ? "any.op" : e.ops.front();
@@ -427,7 +326,7 @@ TEST(MachineTest, EveryListedTransitionIsAccepted) {
 // Exhaustive: for every pair of states, Check (as admin, with the listed op)
 // accepts iff the file lists the pair.
 TEST(MachineTest, CheckAcceptsExactlyTheListedPairs) {
-  for (const Table& t : Tables()) {
+  for (const Table& t : BuiltinTables()) {
     const Machine& m = BuiltinMachine(t.name);
     for (const std::string& from : t.states) {
       for (const std::string& to : t.states) {
@@ -687,7 +586,7 @@ TEST(MachineTest, SgaiOnlyAskEntersWaitingForHuman) {
 }
 
 TEST(MachineTest, TerminalStatesHaveNoExitsExceptListedSelfLoops) {
-  for (const Table& t : Tables()) {
+  for (const Table& t : BuiltinTables()) {
     const Machine& m = BuiltinMachine(t.name);
     for (const std::string& s : t.terminal) {
       for (const std::string& next : m.AllowedNext(s, {"", "admin"})) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "machine_table.h"
 #include "model/embedded.h"
 #include "model/machine.h"
 
@@ -28,6 +29,10 @@ namespace baton {
 namespace {
 
 using nlohmann::json;
+using testing::BuiltinTables;
+using testing::Contains;
+using testing::Edge;
+using testing::Table;
 
 constexpr int kWalksPerMachine = 200;
 constexpr int kStepsPerWalk = 50;
@@ -40,61 +45,15 @@ uint32_t BaseSeed() {
   return env != nullptr ? static_cast<uint32_t>(std::strtoul(env, nullptr, 10)) : 19;
 }
 
-// One row of the file's table, with "from" lists and "*" expanded.
-struct Edge {
-  std::string from;
-  std::string to;
-  std::vector<std::string> ops;
-  std::vector<std::string> roles;
-};
-
-struct Table {
-  std::string name;
-  std::string initial;
-  std::vector<std::string> states;
-  std::set<std::string> terminal;
-  std::vector<Edge> edges;
-  std::vector<std::string> ops;  // every op some edge is reserved to, and kUnlistedOp
-};
-
-std::vector<std::string> OneOrMany(const json& v) {
-  if (v.is_string()) return {v.get<std::string>()};
-  return v.get<std::vector<std::string>>();
-}
-
-bool Contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-Table ReadTable(std::string_view text) {
-  const json doc = json::parse(text);
-  Table t;
-  t.name = doc.at("name").get<std::string>();
-  for (const json& s : doc.at("states")) {
-    t.states.push_back(s.at("name").get<std::string>());
-    if (s.value("initial", false)) t.initial = t.states.back();
-    if (s.value("terminal", false)) t.terminal.insert(t.states.back());
-  }
-  t.ops = {kUnlistedOp};
-  for (const json& row : doc.at("transitions")) {
-    std::vector<std::string> from;
-    for (const std::string& f : OneOrMany(row.at("from"))) {
-      if (f != "*") from.push_back(f);
-      // docs/machines.md: "*" is every state that is not terminal.
-      for (const std::string& s : t.states) {
-        if (f == "*" && !t.terminal.count(s)) from.push_back(s);
-      }
-    }
-    const auto ops = row.contains("ops") ? OneOrMany(row["ops"]) : std::vector<std::string>{};
-    const auto roles = row.contains("roles") ? OneOrMany(row["roles"]) : std::vector<std::string>{};
-    for (const std::string& op : ops) {
-      if (!Contains(t.ops, op)) t.ops.push_back(op);
-    }
-    for (const std::string& to : OneOrMany(row.at("to"))) {
-      for (const std::string& f : from) t.edges.push_back({f, to, ops, roles});
+// Every op some transition of "t" is reserved to, and one none names.
+std::vector<std::string> OpsOf(const Table& t) {
+  std::vector<std::string> ops = {kUnlistedOp};
+  for (const Edge& e : t.edges) {
+    for (const std::string& op : e.ops) {
+      if (!Contains(ops, op)) ops.push_back(op);
     }
   }
-  return t;
+  return ops;
 }
 
 // What the file says about "from" -> "to" for this caller, as the code Check
@@ -143,13 +102,14 @@ const T& Pick(std::mt19937& rng, const std::vector<T>& from) {
 void WalkAgreesWithTheFile(const Machine& m, const Table& t, uint32_t seed, Coverage* seen) {
   std::mt19937 rng(seed);
   const std::vector<std::string> roles(std::begin(kRoles), std::end(kRoles));
+  const std::vector<std::string> ops = OpsOf(t);
   std::string at = t.initial;
   std::string path = at;
   ASSERT_EQ(m.initial(), at) << "the machine starts elsewhere than its file says";
   seen->visited.insert(at);
   for (int step = 0; step < kStepsPerWalk; ++step) {
     const std::string& to = Pick(rng, t.states);
-    const std::string& op = Pick(rng, t.ops);
+    const std::string& op = Pick(rng, ops);
     const std::string& role = Pick(rng, roles);
     const Status got = m.Check(at, to, {op, role});
     const StatusCode want = FileVerdict(t, at, to, op, role);
@@ -170,15 +130,9 @@ void WalkAgreesWithTheFile(const Machine& m, const Table& t, uint32_t seed, Cove
   }
 }
 
-std::vector<Table> BuiltinTables() {
-  std::vector<Table> out;
-  for (const EmbeddedFile& f : BuiltinMachineFiles()) out.push_back(ReadTable(f.text));
-  return out;
-}
-
 TEST(MachineWalkTest, RandomWalksAgreeWithEveryMachinesTable) {
   const uint32_t base = BaseSeed();
-  const std::vector<Table> tables = BuiltinTables();
+  const std::vector<Table>& tables = BuiltinTables();
   ASSERT_EQ(tables.size(), MachineSet::Builtin().All().size());
   for (const Table& t : tables) {
     const Machine* m = MachineSet::Builtin().Find(t.name);
@@ -210,7 +164,7 @@ TEST(MachineWalkTest, TerminalStatesWithoutListedExitsRefuseEveryMove) {
       for (const Edge& e : t.edges) listed_exit = listed_exit || e.from == terminal;
       if (listed_exit) continue;
       ++checked;
-      for (const std::string& op : t.ops) {
+      for (const std::string& op : OpsOf(t)) {
         for (const char* role : kRoles) {
           for (const std::string& to : t.states) {
             EXPECT_FALSE(m.Check(terminal, to, {op, role}).ok())
