@@ -68,7 +68,10 @@ Result<std::unique_ptr<Api>> Api::Open(const ApiOptions& options) {
 
 Api::~Api() { Shutdown(); }
 
-Status Api::EnsureStore() { return Opened().status(); }
+Status Api::EnsureStore() {
+  ASSIGN_OR_RETURN(OpenStore open, Opened());
+  return open.writer_error;
+}
 
 Result<Api::OpenStore> Api::Opened() {
   std::lock_guard<std::mutex> lock(open_mu_);
@@ -351,7 +354,8 @@ class NoStoreTxn final : public Txn {
 
 Result<Json> Api::RunWithoutStore(const Operation& op, const Json& input, const Actor& actor) {
   NoStoreTxn txn;
-  OpContext ctx = MakeContext(txn, actor, *machines_, op, nullptr, paths_, time(), registry_.hooks());
+  OpContext ctx =
+      MakeContext(txn, actor, *machines_, op, nullptr, paths_, time(), registry_.hooks());
   return Guarded(op, [&] { return op.handler(ctx, input); });
 }
 
