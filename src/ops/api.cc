@@ -87,7 +87,7 @@ Result<Api::OpenStore> Api::Opened() {
     // check runs here: the chain's tail and the witness. A failure to open
     // it refuses writes only; reads go on through the store.
     Result<std::unique_ptr<Connection>> conn = store_->Connect();
-    if (!conn.ok()) return OpenStore{store_, nullptr, info_, conn.status()};
+    if (!conn.ok()) return OpenStore{store_, nullptr, &info_, conn.status()};
     auto writer = std::make_shared<Writer>(std::move(*conn), options_.max_batch);
     if (options_.group_commit) writer->StartGroupCommit();
     // Each seed-file mirror carries the head it was written at: a store
@@ -95,7 +95,7 @@ Result<Api::OpenStore> Api::Opened() {
     writer->AddWitnesses(MirrorWitnesses(*store_));
     writer_ = std::move(writer);
   }
-  return OpenStore{store_, writer_, info_, Status()};
+  return OpenStore{store_, writer_, &info_, Status()};
 }
 
 void Api::DropFailedWriter(const Writer* failed) {
@@ -177,7 +177,7 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
   if (!open.writer) return open.writer_error;
   Result<Json> result = open.writer->Submit([&](Txn& txn) -> Result<Json> {
     OpContext ctx =
-        MakeContext(txn, actor, *machines_, op, &open.info, paths_, time(), registry_.hooks());
+        MakeContext(txn, actor, *machines_, op, open.info, paths_, time(), registry_.hooks());
     // Keys are scoped by caller so that two agents cannot collide.
     const std::string scoped = actor.id + "\n" + key;
     std::string request_hash;
@@ -325,7 +325,7 @@ Result<Json> Api::RunRead(const OpenStore& open, const Operation& op, const Json
     Result<std::unique_ptr<Txn>> txn = conn->Begin(TxnMode::kRead);
     if (!txn.ok()) return txn.status();
     OpContext ctx =
-        MakeContext(**txn, actor, *machines_, op, &open.info, paths_, time(), registry_.hooks());
+        MakeContext(**txn, actor, *machines_, op, open.info, paths_, time(), registry_.hooks());
     result = Guarded(op, [&] { return op.handler(ctx, input); });
   }  // the read transaction ends here, before the connection goes back
   ReleaseReader(std::move(conn));

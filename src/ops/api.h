@@ -118,7 +118,7 @@ class Api {
   struct OpenStore {
     std::shared_ptr<Store> store;
     std::shared_ptr<Writer> writer;  // null: writes are refused with writer_error
-    StoreInfo info;
+    const StoreInfo* info;  // info_: written with store_, once
     Status writer_error;
   };
   Result<OpenStore> Opened();
@@ -140,7 +140,7 @@ class Api {
   // latched it (DropFailedWriter). Calls take copies through Opened().
   std::shared_ptr<Store> store_;    // GUARDED_BY(open_mu_)
   std::shared_ptr<Writer> writer_;  // GUARDED_BY(open_mu_)
-  StoreInfo info_;                  // GUARDED_BY(open_mu_)
+  StoreInfo info_;                  // written once, with store_; then read-only
 
   // Bumped after every committed write, to wake procedures that wait.
   mutable std::mutex change_mu_;
