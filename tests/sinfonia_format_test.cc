@@ -683,6 +683,24 @@ TEST(SinfoniaFormatTest, AMixedSessionFolderReadsEveryEnvelopeShapeAndRoundTrips
   for (const Json& h : twice_image["handoffs"]) ids.push_back(h.value("id", ""));
   EXPECT_EQ(ids, (std::vector<std::string>{"h-1", "c", "d"}));
 
+  // A front matter may carry a key baton computes (file_number, file); what
+  // the envelope says is kept in meta only where baton computed nothing, so a
+  // "file_number: abc" cannot turn the number the order is sorted by into text.
+  RunImage own_keys = MustRead(index, dir + "workflow.md");
+  const std::string says_number =
+      "---\ndispatch_id: dispatch-02-coda\nfile_number: abc\nfile: other.md\n---\ntwo\n";
+  const std::string says_nothing = "---\ndispatch_id: dispatch-01-coda\n---\none\n";
+  const std::vector<std::string> own_notes = AddSinfoniaEnvelopes(
+      own_keys, Json::array({{{"name", "s/x.md"}, {"content", says_number}},
+                             {{"name", "s/y.md"}, {"content", says_nothing}}}));
+  EXPECT_TRUE(own_notes.empty()) << own_notes[0];
+  std::map<std::string, Json> own_by_id;
+  for (const Json& h : own_keys["handoffs"]) own_by_id[h.value("id", "")] = h;
+  ASSERT_EQ(own_by_id.count("dispatch-02-coda"), 1u);
+  EXPECT_EQ(own_by_id["dispatch-02-coda"]["meta"]["file_number"], 2);
+  EXPECT_EQ(own_by_id["dispatch-02-coda"]["meta"]["file"], "x.md");
+  EXPECT_LT(own_by_id["dispatch-01-coda"]["sequence"], own_by_id["dispatch-02-coda"]["sequence"]);
+
   const std::string once = MustWrite(image).text;
   EXPECT_NE(once.find("## Decisions\n| Time (UTC) | Decision | Rationale |\n|---|---|---|\n"
                       "| 2026-11-26 09:05 | Route to Libretto | A PRD is needed before any spec |"),

@@ -234,8 +234,9 @@ Result<Json> ReadSinfoniaEnvelope(std::string_view text, const std::string& sour
             {"status", take("status")},
             {"body", body},
             {"created_at", created}};
-    // approval, approved_by, approved_at and anything else: kept as they were.
-    for (const auto& [key, value] : fields) meta[key] = value.first;
+    // approval, approved_by, approved_at and anything else: kept as they were,
+    // except over what baton computed (file_number sorts; file is set below).
+    for (const auto& [key, value] : fields) meta.emplace(key, value.first);
     item["meta"] = meta;
   }
   item["meta"]["file"] = file;
