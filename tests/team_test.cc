@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
+#include <thread>
 
 #include "test_util.h"
 #include "util/json_util.h"
@@ -66,7 +69,7 @@ class TeamTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     const std::string location = GetParam() == "memory" ? ":memory:" : dir_.File("baton.db");
-    api_ = testing::OpenApi(location, /*group_commit=*/GetParam() == "file+group");
+    api_ = testing::OpenApi(location, /*group_commit=*/GetParam() == "file+group", &time_);
     origin_ = MakeOrigin(dir_.File("origin"));
     root_ = dir_.File("clones");
     for (const char* id : {"ann", "bob", "cid"}) {
@@ -105,8 +108,40 @@ class TeamTest : public ::testing::TestWithParam<std::string> {
     (void)Refused(op, input, code, actor);
   }
 
+  // Puts a git in front of the real one whose clone waits, once the file
+  // "hold" exists, until the file "go" does (20 s at most) and writes to
+  // "outcome" which came first. Returns the folder these files are in.
+  std::string HoldClonesUntilGo() {
+    const std::string bin = dir_.File("fake-git");
+    fs::create_directories(bin);
+    const std::string real = Sh("command -v git");
+    std::FILE* f = std::fopen((bin + "/git").c_str(), "w");
+    std::fprintf(f,
+                 "#!/bin/sh\n"
+                 "d=%s\n"
+                 "if [ \"$1\" = clone ] && [ -e \"$d/hold\" ]; then\n"
+                 "  rm -f \"$d/hold\"; touch \"$d/cloning\"; i=0\n"
+                 "  while [ ! -e \"$d/go\" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\n"
+                 "  if [ -e \"$d/go\" ]; then echo go > \"$d/outcome\"; "
+                 "else echo timeout > \"$d/outcome\"; fi\n"
+                 "fi\n"
+                 "exec %s \"$@\"\n",
+                 Q(bin).c_str(), real.c_str());
+    std::fclose(f);
+    fs::permissions(bin + "/git", fs::perms::owner_all);
+    const char* path = std::getenv("PATH");
+    saved_path_ = path == nullptr ? "" : path;
+    setenv("PATH", (bin + ":" + saved_path_).c_str(), 1);
+    return bin;
+  }
+  void TearDown() override {
+    if (!saved_path_.empty()) setenv("PATH", saved_path_.c_str(), 1);
+  }
+
   testing::TempDir dir_;
+  testing::FakeTime time_;
   std::unique_ptr<Api> api_;
+  std::string saved_path_;
   std::string origin_;
   std::string root_;
 };
@@ -312,6 +347,73 @@ TEST_P(TeamTest, DisbandReturnsTheTeamsWorkToReadyInOneGo) {
   ExpectRefused("team.disband", {{"name", "t"}}, StatusCode::kFailedPrecondition);
   EXPECT_EQ(MustCall(*api_, "team.list", {{"status", "archived"}})["teams"].size(), 1u);
   EXPECT_EQ(MustCall(*api_, "team.list", {{"status", "in_progress"}})["teams"].size(), 0u);
+}
+
+// git runs between two write transactions: while a clone takes its time,
+// every other writer goes on, and a second create of the name is refused.
+TEST_P(TeamTest, OtherWritersGoOnWhileGitClones) {
+  const std::string held = HoldClonesUntilGo();
+  Sh("touch " + Q(held + "/hold"));
+  Result<Json> team = Status();
+  std::thread create([&] { team = Create({{"name", "slow"}, {"members", {"ann"}}}); });
+  ASSERT_TRUE(testing::Eventually([&] { return fs::exists(held + "/cloning"); }));
+
+  MustCall(*api_, "agent.register", {{"id", "dan"}}, Coordinator());
+  Status twice = Refused("team.create", WithDefaults({{"name", "slow"}}), StatusCode::kAlreadyExists);
+  EXPECT_NE(twice.message().find("team \"slow\" is being created by alice"), std::string::npos)
+      << twice.message();
+  Sh("touch " + Q(held + "/go"));
+  create.join();
+  EXPECT_EQ(Slurp(held + "/outcome"), "go\n") << "the other writers waited for git";
+  ASSERT_TRUE(team.ok()) << team.status().ToString();
+  EXPECT_EQ((*team)["members"], Json::array({"ann"}));
+  EXPECT_EQ(AgentTeam("ann"), "slow");
+}
+
+// What changed while git worked is checked again: a member another team
+// took meanwhile refuses the create, and its clone and reservation go.
+TEST_P(TeamTest, ACreateRefusedAfterItsCloneRemovesTheCloneAndFreesTheName) {
+  const std::string held = HoldClonesUntilGo();
+  Sh("touch " + Q(held + "/hold"));
+  Result<Json> first = Status();
+  std::thread create([&] { first = Create({{"name", "first"}, {"members", {"ann"}}}); });
+  ASSERT_TRUE(testing::Eventually([&] { return fs::exists(held + "/cloning"); }));
+  ASSERT_TRUE(Create({{"name", "second"}, {"members", {"ann"}}}).ok());
+  Sh("touch " + Q(held + "/go"));
+  create.join();
+  EXPECT_EQ(first.status().code(), StatusCode::kFailedPrecondition) << first.status().ToString();
+  EXPECT_NE(first.status().message().find("member of team second"), std::string::npos)
+      << first.status().message();
+  EXPECT_EQ(Listing(root_), (std::set<std::string>{"second"}));
+  Result<Json> again = Create({{"name", "first"}, {"members", {"bob"}}});
+  EXPECT_TRUE(again.ok()) << again.status().ToString();
+}
+
+// A create whose process died during the clone holds the name until its
+// reservation expires; the next create then takes the name over and removes
+// the half-made clone. Only the one who reserved may finish or release.
+TEST_P(TeamTest, AnAbandonedReservationExpiresAndIsTakenOver) {
+  Json reservation = MustCall(*api_, "team.create_reserve", WithDefaults({{"name", "t"}}));
+  const std::string tmp = reservation["tmp"].get<std::string>();
+  fs::create_directories(tmp + "/.git");  // a clone cut short
+  ExpectRefused("team.create_release", {{"name", "t"}, {"token", reservation["token"]}},
+                StatusCode::kPermissionDenied, Coordinator());
+  ExpectRefused("team.create_finish",
+                {{"name", "t"}, {"token", "tres-wrong"}, {"repo", origin_}, {"base_branch", "main"}},
+                StatusCode::kNotFound);
+  ExpectRefused("team.create_finish",
+                {{"name", "t"}, {"token", reservation["token"]}, {"repo", origin_},
+                 {"base_branch", "main"}},
+                StatusCode::kFailedPrecondition);  // no clone at the reserved path
+  ExpectRefused("team.create", WithDefaults({{"name", "t"}}), StatusCode::kAlreadyExists);
+
+  time_.Advance(reservation["expires_ms"].get<int64_t>() - time_.NowMillis() + 1);
+  Result<Json> team = Create({{"name", "t"}});
+  ASSERT_TRUE(team.ok()) << team.status().ToString();
+  EXPECT_FALSE(fs::exists(tmp)) << "the abandoned clone stayed";
+  EXPECT_EQ(Listing(root_), (std::set<std::string>{"t"}));
+  ExpectRefused("team.create_release", {{"name", "t"}, {"token", reservation["token"]}},
+                StatusCode::kNotFound);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, TeamTest, ::testing::Values("memory", "file", "file+group"));

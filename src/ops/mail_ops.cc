@@ -18,7 +18,7 @@ constexpr int64_t kDefaultCommandTimeoutMillis = 10000;
 // How long a claimed delivery is left alone beyond its command's timeout.
 constexpr int64_t kClaimMarginMillis = 5000;
 
-Json Type(const char* type) { return {{"type", type}}; }
+using s::Type;
 
 Json Limit() { return s::Integer("at most this many messages (default 100)", 1, 1000); }
 

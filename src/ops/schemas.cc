@@ -2,6 +2,8 @@
 
 namespace baton::schema {
 
+Json Type(const char* type) { return Json{{"type", type}}; }
+
 Json Nullable(const char* type) { return Json{{"type", Json::array({type, "null"})}}; }
 
 Json Entity(std::initializer_list<std::pair<const char*, Json>> properties) {

@@ -34,6 +34,8 @@ Json TriggerRule();
 Json Input(std::initializer_list<std::pair<const char*, Json>> properties,
            std::initializer_list<const char*> required = {});
 
+// {"type": type}
+Json Type(const char* type);
 // {"type": [type, "null"]}
 Json Nullable(const char* type);
 // An output object whose listed properties are all required; additional

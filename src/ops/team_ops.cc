@@ -38,33 +38,112 @@ Json Path(std::string description) {
   return path;
 }
 
+Json CreateIn() {
+  return s::Input(
+      {{"name", TeamName()},
+       {"repo", Path("the git repository to clone (its top folder), under the server's roots")},
+       {"base_branch", s::String("branch to start from (default: the repo's current branch)", 200)},
+       {"worktree_root",
+        Path("folder that receives the clone <worktree_root>/<name> (default: \"teams\" "
+             "beside the store file); under the server's roots")},
+       {"leader", s::Id("the agent leading the team (becomes a member)")},
+       {"members", {{"type", "array"}, {"items", s::Id("agent id")}, {"maxItems", 100}}},
+       {"project", s::Id("project id or name")},
+       {"wish_run", s::Id("the run of the wish the team works on; disband returns its "
+                          "in-progress tasks to ready")}},
+      {"name", "repo"});
+}
+
 Json NameAndAgent(const char* agent_description) {
   return s::Input({{"name", TeamName()}, {"agent", s::Id(agent_description)}}, {"name", "agent"});
 }
 
+// team.create: reserve the name, clone with no transaction open, then record
+// the team — or release the name and remove what was made.
+Result<Json> CreateTeamInSteps(OpRunner& runner, const Json& in) {
+  const std::string name = in.at("name").get<std::string>();
+  RETURN_IF_ERROR(CheckTeamName(name));
+  ASSIGN_OR_RETURN(Json reservation, runner.Call("team.create_reserve", in));
+  const Json release = {{"name", name}, {"token", reservation["token"]}};
+  Result<Json> clone = CloneReservedTeam(reservation, in);
+  if (!clone.ok()) {
+    (void)runner.Call("team.create_release", release);
+    return clone.status();
+  }
+  Json finish = in;
+  finish["token"] = reservation["token"];
+  finish["repo"] = (*clone)["repo"];
+  finish["base_branch"] = (*clone)["base_branch"];
+  finish.erase("worktree_root");
+  Result<Json> team = runner.Call("team.create_finish", finish);
+  // An in-doubt commit may have recorded the team: its clone stays.
+  if (!team.ok() && team.status().code() != StatusCode::kUnknown) {
+    RemoveTeamClone(*clone);
+    (void)runner.Call("team.create_release", release);
+  }
+  return team;
+}
+
+Json Token() { return s::String("the reservation's token (team.create_reserve)", 200); }
+
+Status AddCreateStepOps(Registry& r) {
+  RETURN_IF_ERROR(r.Add({
+      .name = "team.create_reserve",
+      .summary = "Step 1 of team.create: check everything the store knows and reserve the name",
+      .input_schema = CreateIn(),
+      .output_schema = {{"type", "object"},
+                        {"properties",
+                         {{"name", s::Type("string")},
+                          {"token", s::Type("string")},
+                          {"repo_path", s::Type("string")},
+                          {"path", s::Type("string")},
+                          {"tmp", s::Type("string")},
+                          {"expires_ms", s::Type("integer")}}},
+                        {"required", {"name", "token", "path", "tmp", "expires_ms"}}},
+      .roles = {"coordinator", "human"},
+      .mutating = true,
+      .handler = ReserveTeam,
+  }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "team.create_finish",
+      .summary = "Step 3 of team.create: record the team whose clone the reservation made",
+      .input_schema =
+          [] {
+            Json in = CreateIn();
+            in["properties"].erase("worktree_root");
+            in["properties"]["token"] = Token();
+            in["required"] = {"name", "repo", "token", "base_branch"};
+            return in;
+          }(),
+      .output_schema = TeamOut(),
+      .roles = {"coordinator", "human"},
+      .mutating = true,
+      .handler = FinishTeamCreate,
+  }));
+  return r.Add({
+      .name = "team.create_release",
+      .summary = "Drop a reservation team.create made when a step after it failed",
+      .input_schema = s::Input({{"name", TeamName()}, {"token", Token()}}, {"name", "token"}),
+      .output_schema = {{"type", "object"},
+                        {"properties", {{"released", s::Type("boolean")}}},
+                        {"required", {"released"}}},
+      .roles = {"coordinator", "human"},
+      .mutating = true,
+      .handler = ReleaseTeamReservation,
+  });
+}
+
 Status AddCreateOps(Registry& r) {
+  RETURN_IF_ERROR(AddCreateStepOps(r));
   RETURN_IF_ERROR(r.Add({
       .name = "team.create",
       .summary = "Create a team: a shared git clone of repo on a new branch named after the team",
-      .input_schema = s::Input(
-          {{"name", TeamName()},
-           {"repo", Path("the git repository to clone (its top folder), under the server's roots")},
-           {"base_branch",
-            s::String("branch to start from (default: the repo's current branch)", 200)},
-           {"worktree_root",
-            Path("folder that receives the clone <worktree_root>/<name> (default: \"teams\" "
-                 "beside the store file); under the server's roots")},
-           {"leader", s::Id("the agent leading the team (becomes a member)")},
-           {"members", {{"type", "array"}, {"items", s::Id("agent id")}, {"maxItems", 100}}},
-           {"project", s::Id("project id or name")},
-           {"wish_run", s::Id("the run of the wish the team works on; disband returns its "
-                              "in-progress tasks to ready")}},
-          {"name", "repo"}),
+      .input_schema = CreateIn(),
       .output_schema = TeamOut(),
       .roles = {"coordinator", "human"},
       .mutating = true,
       .positional = {"name"},
-      .handler = CreateTeam,
+      .procedure = CreateTeamInSteps,
   }));
   RETURN_IF_ERROR(r.Add({
       .name = "team.show",

@@ -7,8 +7,8 @@
 
 #include "engine/core/agent_rows.h"
 #include "engine/core/core_services.h"
-#include "engine/ledger/ledger.h"
 #include "engine/core/task_graph.h"
+#include "engine/ledger/ledger.h"
 #include "util/clock.h"
 #include "util/subprocess.h"
 
@@ -24,6 +24,8 @@ constexpr char kArchived[] = "archived";
 constexpr char kInProgress[] = "in_progress";
 constexpr int kGitQueryMillis = 30000;
 constexpr int kGitCloneMillis = 600000;  // checking out a large repository is slow
+// How long a reserved name stays taken: every git step's timeout, and a minute.
+constexpr int64_t kReservationMillis = kGitCloneMillis + 4 * kGitQueryMillis + 60000;
 
 constexpr char kTeamColumns[] =
     "name, project_id, repo, base_branch, branch, worktree_path, leader, members, "
@@ -209,41 +211,57 @@ Status CheckTarget(const fs::path& root, const fs::path& path) {
   return Status();
 }
 
-// Removes the folders a refused create made, newest first, unless dismissed.
+// A folder a create made: the clone (removed whole) or a parent folder it
+// needed (removed only while empty: concurrent creates may share it).
+struct Made {
+  fs::path path;
+  bool whole = false;
+};
+
+void RemoveMade(const std::vector<Made>& made) {
+  std::error_code ec;  // best effort, newest first
+  for (auto it = made.rbegin(); it != made.rend(); ++it) {
+    if (it->whole) {
+      fs::remove_all(it->path, ec);
+    } else {
+      fs::remove(it->path, ec);
+    }
+  }
+}
+
+// Removes the folders a refused create made, unless dismissed.
 class DiskUndo {
  public:
   DiskUndo() = default;
   DiskUndo(const DiskUndo&) = delete;
   DiskUndo& operator=(const DiskUndo&) = delete;
-  ~DiskUndo() {
-    std::error_code ec;  // best effort: a destructor never throws
-    for (auto it = paths_.rbegin(); it != paths_.rend(); ++it) fs::remove_all(*it, ec);
-  }
-  void Add(fs::path path) { paths_.push_back(std::move(path)); }
-  void Dismiss() { paths_.clear(); }
+  ~DiskUndo() { RemoveMade(made_); }
+  void Add(Made made) { made_.push_back(std::move(made)); }
+  void Dismiss() { made_.clear(); }
 
  private:
-  std::vector<fs::path> paths_;
+  std::vector<Made> made_;
 };
 
-// Clones into a temporary sibling of "path" and renames it into place once
-// git has succeeded. Everything made is registered with "undo".
-Status CloneTeam(const std::string& repo, const std::string& base, const std::string& name,
-                 const fs::path& path, DiskUndo& undo) {
+// Clones into "tmp", a sibling of "path", and renames it into place once git
+// has succeeded. Everything made is registered with "undo" and returned,
+// oldest first.
+Result<std::vector<Made>> CloneTeam(const std::string& repo, const std::string& base,
+                                    const std::string& name, const fs::path& path,
+                                    const fs::path& tmp, DiskUndo& undo) {
   std::error_code ec;
-  fs::path first_made;
+  std::vector<Made> made;
   for (fs::path at = path.parent_path(); !fs::exists(at, ec) && at.has_relative_path();
        at = at.parent_path()) {
-    first_made = at;
+    made.insert(made.begin(), Made{at, false});
   }
   fs::create_directories(path.parent_path(), ec);
-  if (!first_made.empty()) undo.Add(first_made);
+  for (const Made& m : made) undo.Add(m);
   if (ec) {
     return FailedPreconditionError("worktree_root: cannot create " + path.parent_path().string() +
                                    ": " + ec.message());
   }
-  const fs::path tmp = path.string() + "." + NewId("tmp");
-  undo.Add(tmp);
+  undo.Add({tmp, true});
   RETURN_IF_ERROR(Git({"clone", "--quiet", "--shared", "--branch", base, "--", repo, tmp},
                       StatusCode::kFailedPrecondition,
                       "repo: git clone --shared of " + repo + " failed", kGitCloneMillis)
@@ -252,13 +270,20 @@ Status CloneTeam(const std::string& repo, const std::string& base, const std::st
                       StatusCode::kFailedPrecondition,
                       "name: git checkout -b " + name + " failed in the clone")
                       .status());
+  // Refused when "path" appeared meanwhile (rename would replace an empty folder).
+  if (fs::exists(fs::symlink_status(path, ec))) {
+    return AlreadyExistsError("worktree_root: " + path.string() +
+                              " appeared while git cloned; remove it or choose another "
+                              "worktree_root");
+  }
   fs::rename(tmp, path, ec);
   if (ec) {
     return FailedPreconditionError("worktree_root: cannot move the clone to " + path.string() +
                                    ": " + ec.message());
   }
-  undo.Add(path);
-  return Status();
+  undo.Add({path, true});
+  made.push_back({path, true});
+  return made;
 }
 
 // ---- the teams table ----
@@ -373,15 +398,115 @@ Result<Json> LoadTeam(Txn& txn, const std::string& name) {
   return TeamRowToJson(rows[0]);
 }
 
-Result<Json> CreateTeam(OpContext& ctx, const Json& in) {
+Status CheckTeamName(const std::string& name) { return CheckBranchName("name", name); }
+
+Result<Json> ReserveTeam(OpContext& ctx, const Json& in) {
   const std::string name = in.at("name").get<std::string>();
-  RETURN_IF_ERROR(CheckBranchName("name", name));
   Result<Json> existing = LoadTeam(ctx.txn, name);
   if (existing.ok()) {
     return AlreadyExistsError("name: a team \"" + name + "\" already exists (" +
                               Str(*existing, "status") + "); choose another name");
   }
   if (existing.status().code() != StatusCode::kNotFound) return existing.status();
+  ASSIGN_OR_RETURN(std::vector<Row> held,
+                   ctx.txn.Query("SELECT actor, tmp, expires_ms, created_at FROM "
+                                 "team_reservations WHERE name = ?",
+                                 {SqlText(name)}));
+  if (!held.empty() && held[0].Int(2) > ctx.now_ms) {
+    return AlreadyExistsError("name: team \"" + name + "\" is being created by " + held[0].Str(0) +
+                              " (since " + held[0].Str(3) + "); choose another name");
+  }
+  if (!held.empty()) {
+    // A create that never finished (its process died during the clone):
+    // its half-made clone goes, and the name is free again.
+    std::error_code ec;
+    fs::remove_all(held[0].Str(1), ec);
+    RETURN_IF_ERROR(
+        ctx.txn.Exec("DELETE FROM team_reservations WHERE name = ?", {SqlText(name)}).status());
+  }
+  RETURN_IF_ERROR(CreateMembers(ctx, name, in).status());
+  if (in.contains("project")) {
+    RETURN_IF_ERROR(ResolveProjectId(ctx.txn, in["project"].get<std::string>()).status());
+  }
+  if (in.contains("wish_run")) {
+    RETURN_IF_ERROR(
+        LoadRun(ctx.txn, in["wish_run"].get<std::string>()).status().WithPrefix("wish_run"));
+  }
+  // Both folders are scoped before git looks at either.
+  ASSIGN_OR_RETURN(std::string repo_path, ctx.ScopedPath("repo", in.at("repo").get<std::string>()));
+  ASSIGN_OR_RETURN(fs::path root, WorktreeRoot(ctx, in));
+  const fs::path path = root / name;
+  RETURN_IF_ERROR(CheckTarget(root, path));
+  Json reservation = {{"name", name},
+                      {"token", NewId("tres")},
+                      {"repo_path", repo_path},
+                      {"path", path.string()},
+                      {"tmp", path.string() + "." + NewId("tmp")},
+                      {"expires_ms", ctx.now_ms + kReservationMillis}};
+  RETURN_IF_ERROR(
+      ctx.txn
+          .Exec("INSERT INTO team_reservations (name, token, actor, path, tmp, "
+                "expires_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                {SqlText(name), SqlText(Str(reservation, "token")), SqlText(ctx.actor.id),
+                 SqlText(path.string()), SqlText(Str(reservation, "tmp")),
+                 SqlInt(ctx.now_ms + kReservationMillis), SqlText(ctx.now)})
+          .status());
+  return reservation;
+}
+
+Result<Json> CloneReservedTeam(const Json& reservation, const Json& in) {
+  ASSIGN_OR_RETURN(std::string repo, ResolveRepo(Str(reservation, "repo_path")));
+  ASSIGN_OR_RETURN(std::string base, ResolveBaseBranch(repo, in));
+  DiskUndo undo;
+  ASSIGN_OR_RETURN(std::vector<Made> made,
+                   CloneTeam(repo, base, Str(reservation, "name"), Str(reservation, "path"),
+                             Str(reservation, "tmp"), undo));
+  undo.Dismiss();
+  Json listed = Json::array();
+  for (const Made& m : made) listed.push_back({{"path", m.path.string()}, {"whole", m.whole}});
+  return Json{{"repo", repo}, {"base_branch", base}, {"made", listed}};
+}
+
+void RemoveTeamClone(const Json& clone) {
+  std::vector<Made> made;
+  for (const Json& m : clone["made"]) {
+    made.push_back({m["path"].get<std::string>(), m["whole"].get<bool>()});
+  }
+  RemoveMade(made);
+}
+
+namespace {
+
+// The caller's own reservation of in.name, by in.token.
+Result<std::string> LoadReservation(OpContext& ctx, const Json& in) {
+  const std::string name = in.at("name").get<std::string>();
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   ctx.txn.Query("SELECT actor, path FROM team_reservations WHERE name = ? AND "
+                                 "token = ?",
+                                 {SqlText(name), SqlText(in.at("token").get<std::string>())}));
+  if (rows.empty()) {
+    return NotFoundError("token: no reservation of team \"" + name +
+                         "\" with this token; it was released, or it expired and another "
+                         "create took the name");
+  }
+  if (rows[0].Str(0) != ctx.actor.id) {
+    return PermissionDeniedError("token: the reservation of team \"" + name + "\" is " +
+                                 rows[0].Str(0) + "'s (caller: " + ctx.actor.id + ")");
+  }
+  return rows[0].Str(1);
+}
+
+}  // namespace
+
+Result<Json> FinishTeamCreate(OpContext& ctx, const Json& in) {
+  const std::string name = in.at("name").get<std::string>();
+  ASSIGN_OR_RETURN(const std::string path, LoadReservation(ctx, in));
+  std::error_code ec;
+  if (!fs::exists(fs::path(path) / ".git", ec)) {
+    return FailedPreconditionError("token: the reserved clone " + path +
+                                   " is not there; team.create makes it");
+  }
+  // What may have changed while git worked is checked again.
   ASSIGN_OR_RETURN(Json members, CreateMembers(ctx, name, in));
   std::string project_id, wish_run_id;
   if (in.contains("project")) {
@@ -391,40 +516,42 @@ Result<Json> CreateTeam(OpContext& ctx, const Json& in) {
     wish_run_id = in["wish_run"].get<std::string>();
     RETURN_IF_ERROR(LoadRun(ctx.txn, wish_run_id).status().WithPrefix("wish_run"));
   }
-  // Both folders are scoped before git looks at either.
-  ASSIGN_OR_RETURN(std::string repo_path, ctx.ScopedPath("repo", in.at("repo").get<std::string>()));
-  ASSIGN_OR_RETURN(fs::path root, WorktreeRoot(ctx, in));
-  ASSIGN_OR_RETURN(std::string repo, ResolveRepo(repo_path));
-  ASSIGN_OR_RETURN(std::string base, ResolveBaseBranch(repo, in));
-  const fs::path path = root / name;
-  RETURN_IF_ERROR(CheckTarget(root, path));
+  ASSIGN_OR_RETURN(std::string repo, ctx.ScopedPath("repo", in.at("repo").get<std::string>()));
+  const std::string base = in.at("base_branch").get<std::string>();
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(kTeamMachine));
-
-  DiskUndo undo;
-  RETURN_IF_ERROR(CloneTeam(repo, base, name, path, undo));
+  RETURN_IF_ERROR(
+      ctx.txn.Exec("DELETE FROM team_reservations WHERE name = ?", {SqlText(name)}).status());
   RETURN_IF_ERROR(
       ctx.txn
           .Exec("INSERT INTO teams (name, project_id, repo, base_branch, branch, worktree_path, "
                 "leader, members, wish_run_id, machine, status, version, created_at, "
                 "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
                 {SqlText(name), SqlTextOrNull(project_id), SqlText(repo), SqlText(base),
-                 SqlText(name), SqlText(path.string()), SqlTextOrNull(in.value("leader", "")),
+                 SqlText(name), SqlText(path), SqlTextOrNull(in.value("leader", "")),
                  SqlText(CanonicalJson(members)), SqlTextOrNull(wish_run_id), SqlText(kTeamMachine),
                  SqlText(machine->initial()), SqlText(ctx.now), SqlText(ctx.now)})
           .status());
   for (const Json& m : members) RETURN_IF_ERROR(SetAgentTeam(ctx, m.get<std::string>(), name));
   ASSIGN_OR_RETURN(Json team, LoadTeam(ctx.txn, name));
-  RETURN_IF_ERROR(AppendTeamEvent(
-      ctx, team, "team.created",
-      "created on branch " + name + " from " + repo + " " + base + " at " + path.string(),
-      {{"repo", repo},
-       {"base_branch", base},
-       {"branch", name},
-       {"path", path.string()},
-       {"members", members},
-       {"leader", team["leader"]}}));
-  undo.Dismiss();
+  RETURN_IF_ERROR(
+      AppendTeamEvent(ctx, team, "team.created",
+                      "created on branch " + name + " from " + repo + " " + base + " at " + path,
+                      {{"repo", repo},
+                       {"base_branch", base},
+                       {"branch", name},
+                       {"path", path},
+                       {"members", members},
+                       {"leader", team["leader"]}}));
   return team;
+}
+
+Result<Json> ReleaseTeamReservation(OpContext& ctx, const Json& in) {
+  RETURN_IF_ERROR(LoadReservation(ctx, in).status());
+  RETURN_IF_ERROR(ctx.txn
+                      .Exec("DELETE FROM team_reservations WHERE name = ?",
+                            {SqlText(in.at("name").get<std::string>())})
+                      .status());
+  return Json{{"released", true}};
 }
 
 Result<Json> ShowTeam(OpContext& ctx, const Json& in) {
@@ -504,7 +631,8 @@ Result<Json> SetTeamStatus(OpContext& ctx, const Json& in) {
   if (to == "archived") {
     // Archiving must return the team's work and free its members.
     return FailedPreconditionError("status: archive a team with `baton team disband " +
-                                   Str(team, "name") + "`, which returns its in-progress "
+                                   Str(team, "name") +
+                                   "`, which returns its in-progress "
                                    "tasks and frees its members");
   }
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(team, "machine")));

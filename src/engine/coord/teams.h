@@ -4,7 +4,7 @@
 // A team is a named group of agents working on one git branch in its own
 // clone: the team's name is the branch. team.create validates everything
 // first (name, members, leader, project, wish run, repository, base branch,
-// target folder), then runs
+// target folder) and reserves the name, then runs
 //
 //   git clone --shared --branch <base_branch> -- <repo> <path>.tmp-<hex>
 //   git -C <path>.tmp-<hex> checkout -b <name>
@@ -20,10 +20,10 @@
 //
 // git runs as a child process (no shell; stdin /dev/null; variables such as
 // GIT_DIR that would redirect it are removed) with a timeout; its stderr
-// becomes the error message. Because the clone runs inside the write
-// transaction it holds the write lock while git works: fine for a rare
-// operation. Should the commit itself fail after the handler returned, the
-// clone stays on disk and a retry is refused because the folder exists.
+// becomes the error message. git runs between two write transactions (the
+// steps below), so other writers never wait for it. Should the second
+// commit fail, the clone stays on disk and a retry is refused because the
+// folder exists.
 //
 // Membership. Members are registered agents; each is in at most one team that
 // is not archived, recorded in agents.team too. The leader is always a
@@ -59,9 +59,44 @@
 
 namespace baton {
 
-// in: {name, repo, base_branch?, worktree_root?, leader?, members?, project?,
-// wish_run?}. Returns the team.
-Result<Json> CreateTeam(OpContext& ctx, const Json& in);
+// team.create, in steps, so that git never runs inside a write transaction
+// (every other writer would wait for it). ops/team_ops.cc composes them:
+//
+//   CheckTeamName(name)                     git check-ref-format; no store
+//   ReserveTeam(ctx, in)                    transaction 1: everything the
+//                                           store knows is checked, the
+//                                           target folder is free, the name
+//                                           is reserved → a reservation
+//   CloneReservedTeam(reservation, in)      git, no store: resolve the repo
+//                                           and base branch, clone, branch
+//   FinishTeamCreate(ctx, in + clone)       transaction 2: checked again,
+//                                           the team row, team.created
+//   ReleaseTeamReservation(ctx, in)         instead, when a step failed
+//
+// in (ReserveTeam): {name, repo, base_branch?, worktree_root?, leader?,
+// members?, project?, wish_run?}. A reservation lives in the table
+// team_reservations: {name, token, actor, path, tmp, expires_ms}. While it
+// holds, another create of the name is refused (AlreadyExists, naming who
+// creates it); once it expires (every git timeout and a minute after it was
+// made: its process died) the next create takes the name over and removes
+// the half-made clone in "tmp". A clone already renamed to "path" is left
+// alone: that create is refused because the folder exists.
+Status CheckTeamName(const std::string& name);
+// Returns {name, token, repo_path, path, tmp, expires_ms}.
+Result<Json> ReserveTeam(OpContext& ctx, const Json& in);
+// Returns {repo, base_branch, made: [{path, whole}, oldest first]}: the
+// clone (whole) and the parent folders made for it. On failure everything it
+// made is gone again — parent folders only while empty, since concurrent
+// creates may share them.
+Result<Json> CloneReservedTeam(const Json& reservation, const Json& in);
+// Removes what CloneReservedTeam made (when FinishTeamCreate was refused).
+void RemoveTeamClone(const Json& clone);
+// in: ReserveTeam's input with {token, repo, base_branch} from the clone.
+// Only the actor who reserved may finish or release (PermissionDenied);
+// NotFound once the reservation is gone. Returns the team.
+Result<Json> FinishTeamCreate(OpContext& ctx, const Json& in);
+// in: {name, token}. Returns {released: true}.
+Result<Json> ReleaseTeamReservation(OpContext& ctx, const Json& in);
 Result<Json> ShowTeam(OpContext& ctx, const Json& in);
 // in: {status?, project?}. Returns {teams: [...]} by name.
 Result<Json> ListTeams(OpContext& ctx, const Json& in);

@@ -360,6 +360,17 @@ CREATE TABLE web_sessions (
   expires_ms INTEGER NOT NULL
 )
 )SQL"},
+    {9, "team.create reserves its name while git clones, outside any transaction", R"SQL(
+CREATE TABLE team_reservations (
+  name TEXT PRIMARY KEY,
+  token TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  path TEXT NOT NULL,
+  tmp TEXT NOT NULL,
+  expires_ms INTEGER NOT NULL,
+  created_at TEXT NOT NULL
+)
+)SQL"},
 };
 
 // Splits a migration into statements. Migrations are ours, so a plain split
