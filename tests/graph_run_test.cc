@@ -17,9 +17,11 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include "engine/graph/graph_runs.h"
 #include "model/graph_delta.h"
 #include "model/graph_lua.h"
 #include "test_util.h"
+#include "util/subprocess.h"
 
 extern char** environ;
 
@@ -560,6 +562,44 @@ TEST_F(GraphRunTest, HttpLlmAndSlashCommandNodesStoreTheirResults) {
   EXPECT_EQ(ctx["lastLLMResult"]["usage"]["completion_tokens"], 2);
   EXPECT_EQ(ctx["lastSlashCommandResult"]["output"], "ran /review\n");
   EXPECT_EQ(ctx["lastSlashCommandResult"]["success"], true);
+}
+
+// A resume ends the gone runner's node processes before its take-over's
+// transaction (ending one may take a 2 s grace, which would hold every other
+// writer); a runner that may be alive keeps its processes, and groups on
+// another host are not this host's to end.
+TEST(GraphTakeOverTest, OnlyAGoneRunnersGroupsOnThisHostAreEndedBeforeTheTakeOver) {
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  char sleep_bin[] = "sleep", sixty[] = "60";
+  char* argv[] = {sleep_bin, sixty, nullptr};
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawnp(&pid, "sleep", nullptr, &attr, argv, environ), 0);
+  posix_spawnattr_destroy(&attr);
+  std::thread reaper([pid] { waitpid(pid, nullptr, 0); });
+  const Json mine = {{"host", HostName()}, {"pgid", pid}, {"start", ProcessStartTicks(pid)}};
+  const Json theirs = {{"host", "elsewhere.example"}, {"pgid", pid}, {"start", 1}};
+  const Json alive = {{"host", HostName()}, {"pid", getpid()}, {"start", ProcessStartTicks(getpid())}};
+  Json run = {{"status", "running"},
+              {"meta", {{"graph", {{"runner", alive}, {"processes", {mine, theirs}}}}}}};
+
+  EXPECT_EQ(EndInterruptedProcesses(run, /*force=*/false), Json::array());
+  EXPECT_EQ(kill(pid, 0), 0) << "a live runner's node process was ended";
+  run["status"] = "paused";
+  run["meta"]["graph"]["runner"]["start"] = -5;  // not a start this pid ever had: gone
+  run["meta"]["graph"]["runner"]["pid"] = INT_MAX;
+  EXPECT_EQ(EndInterruptedProcesses(run, false), Json::array()) << "only a running run is taken over as interrupted";
+  EXPECT_EQ(kill(pid, 0), 0);
+
+  run["status"] = "running";
+  const Json ended = EndInterruptedProcesses(run, false);
+  ASSERT_EQ(ended.size(), 1u) << ended.dump();
+  EXPECT_EQ(ended[0]["pgid"], pid);
+  EXPECT_NE(ended[0]["ended"].get<std::string>().find("SIGTERM"), std::string::npos) << ended.dump();
+  reaper.join();
+  EXPECT_NE(kill(pid, 0), 0) << "the gone runner's node process still runs";
 }
 
 TEST(GraphDeltaTest, StoresTheAppendedTailAndRoundTrips) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "engine/graph/graph_nodes.h"
+#include "engine/graph/graph_runs.h"
 #include "model/graph_delta.h"
 #include "util/clock.h"
 #include "util/sha256.h"
@@ -436,12 +437,16 @@ Result<Json> ResumeGraph(OpRunner& runner, const Json& in) {
       run["meta"].value("graph", Json::object()).value("workdir", std::string());
   RETURN_IF_ERROR(ScopeNodes(runner, g.def, workdir, used));
   const Json id = RunnerId(runner, used);
+  // A gone runner's node processes end here, not inside the take-over's
+  // transaction: ending one may take its 2 s grace.
+  const Json ended = EndInterruptedProcesses(run, in.value("force", false));
   ASSIGN_OR_RETURN(Json taken, runner.CallAsSystem("graph.take_over",
                                                    {{"run", run_id},
                                                     {"runner", id},
                                                     {"force", in.value("force", false)},
                                                     {"nodes", NodeNames(g.def)},
-                                                    {"definition", DefinitionMeta(g)}}));
+                                                    {"definition", DefinitionMeta(g)},
+                                                    {"ended", ended}}));
   const Json& r = taken["run"];
   if (!taken["took_over"].get<bool>()) {
     return Json{{"run", run_id}, {"status", taken["status"]}, {"cursor", r["cursor"]},

@@ -186,20 +186,37 @@ static Status CancelOpenQuestions(OpContext& ctx, const std::string& run_id, con
 // resume ends it.
 constexpr int64_t kProcessGraceMillis = 2000;
 
-// Ends the process groups recorded for the current node (graph.node_process)
-// on this host and forgets them; returns each with what became of it.
-static Json EndNodeProcesses(Json& g) {
+// Ends one recorded process group on this host; says what became of it.
+static Json EndRecordedProcess(Json p) {
+  if (Str(p, "host") != HostName()) {
+    p["ended"] = "left running: it is on host " + Str(p, "host");
+  } else {
+    p["ended"] = EndProcessGroup(p.value("pgid", int64_t{0}), p.value("start", int64_t{-1}),
+                                 kProcessGraceMillis);
+  }
+  return p;
+}
+
+// Forgets the process groups recorded for the current node (graph.node_process)
+// and returns each with what became of it: as "already" says for those the
+// resume ended before its transaction, else ended now.
+static Json EndNodeProcesses(Json& g, const Json& already) {
   Json ended = Json::array();
   if (!g.contains("processes") || !g["processes"].is_array()) return ended;
-  for (Json p : g["processes"]) {
+  for (const Json& p : g["processes"]) {
     if (!p.is_object()) continue;
-    if (Str(p, "host") != HostName()) {
-      p["ended"] = "left running: it is on host " + Str(p, "host");
+    const auto same = std::find_if(already.begin(), already.end(), [&](const Json& e) {
+      return e.is_object() && e.value("pgid", int64_t{0}) == p.value("pgid", int64_t{0}) &&
+             e.value("start", int64_t{-1}) == p.value("start", int64_t{-1}) &&
+             e.value("ended", Json()).is_string();
+    });
+    if (same != already.end()) {
+      Json done = p;
+      done["ended"] = (*same)["ended"];
+      ended.push_back(std::move(done));
     } else {
-      p["ended"] = EndProcessGroup(p.value("pgid", int64_t{0}), p.value("start", int64_t{-1}),
-                                   kProcessGraceMillis);
+      ended.push_back(EndRecordedProcess(p));
     }
-    ended.push_back(std::move(p));
   }
   g.erase("processes");
   return ended;
@@ -264,6 +281,23 @@ Status BindStateMirror(OpContext& ctx, const std::string& run_id, const std::str
 }
 
 }  // namespace graph_internal
+
+Json EndInterruptedProcesses(const Json& run, bool force) {
+  Json ended = Json::array();
+  const Json g = run.value("meta", Json::object()).value("graph", Json::object());
+  const Json runner = g.value("runner", Json());
+  if (run.value("status", "") != "running" || !runner.is_object() || g.value("cancelled", false) ||
+      (graph_internal::RunnerMayBeAlive(runner) && !force) ||
+      !g.value("processes", Json()).is_array()) {
+    return ended;
+  }
+  for (const Json& p : g["processes"]) {
+    if (p.is_object() && p.value("host", "") == HostName()) {
+      ended.push_back(graph_internal::EndRecordedProcess(p));
+    }
+  }
+  return ended;
+}
 
 namespace {
 
@@ -500,7 +534,7 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
     g["attempt"] = g.value("attempt", int64_t{0}) + 1;
     // What the dead runner's node started may still run: it ends before
     // the node runs again, so the two never run side by side.
-    const Json ended = EndNodeProcesses(g);
+    const Json ended = EndNodeProcesses(g, in.value("ended", Json::array()));
     std::string summary = cursor + " #" + run["cursor_index"].dump() + " was interrupted (" +
                           RunnerName(old) + " is gone); it runs again";
     for (const Json& e : ended) {

@@ -53,14 +53,25 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in);
 // Refused: completed runs, cancelled ones, runs that reached ERROR, runs
 // waiting for a question's answer, and runs whose current node is not in
 // "nodes" (the definition now in use).
+// "ended": what EndInterruptedProcesses returned; the groups it does not
+// name end here, inside the transaction (a group recorded after it looked).
 Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in);
+
+// What a take-over of "run" (as run.show returns it) will find interrupted
+// is ended first, by the resume, with no transaction open: the process
+// groups the gone runner's current node started on this host
+// (EndProcessGroup: SIGTERM, up to 2 s, SIGKILL). Returns them, each with
+// "ended" saying what became of it; [] when the run's runner may be alive
+// (and not "force") or nothing was recorded.
+Json EndInterruptedProcesses(const Json& run, bool force);
 
 // graph.node_process: the runner records, before a node's program starts,
 // the process group it runs in ({run, runner, node, seq, pgid, start}) in
 // meta.graph.processes, with a graph.process event. A commit or a
 // release forgets them; a take-over of an interrupted run first ends those
 // on this host (util/subprocess.h EndProcessGroup: SIGTERM, 2 s, SIGKILL,
-// and only the group that was recorded), saying what became of each in its
+// and only the group that was recorded; EndInterruptedProcesses, before the
+// take-over's transaction), saying what became of each in its
 // graph.node.interrupted event. Aborted, like graph.commit, for a runner
 // that lost the run or a node that is not the current one.
 Result<Json> RecordGraphNodeProcess(OpContext& ctx, const Json& in);
