@@ -10,16 +10,15 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <condition_variable>
 #include <csignal>
 #include <iostream>
-#include <mutex>
 #include <thread>
 
 #include "cli/cli.h"
 #include "engine/core/tokens.h"
 #include "http/server.h"
 #include "ops/notifier.h"
+#include "util/mutex.h"
 
 namespace baton {
 namespace {
@@ -52,10 +51,10 @@ class Housekeeper {
   }
   ~Housekeeper() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       stop_ = true;
     }
-    cv_.notify_all();
+    cv_.SignalAll();
     thread_.join();
   }
 
@@ -64,8 +63,11 @@ class Housekeeper {
     constexpr int kReconcileEvery = 5;  // rounds of one second
     for (int round = 0;; ++round) {
       {
-        std::unique_lock<std::mutex> lock(mu_);
-        if (cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) return;
+        MutexLock lock(&mu_);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        while (!stop_ && cv_.WaitUntil(&mu_, until)) {
+        }
+        if (stop_) return;
       }
       Chore("mail.deliver", Json::object());
       if (options_.agent_timeout_ms > 0 && round % kReconcileEvery == 0) {
@@ -84,9 +86,9 @@ class Housekeeper {
 
   Api& api_;
   const ServeOptions& options_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar cv_;
+  bool stop_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -13,8 +13,8 @@ Ticker::Ticker(std::string what, bool enabled) : what_(std::move(what)) {
   if (!enabled || isatty(STDERR_FILENO) == 0) return;
   thread_ = std::thread([this] {
     const auto start = std::chrono::steady_clock::now();
-    std::unique_lock<std::mutex> lock(mu_);
-    if (cv_.wait_for(lock, std::chrono::seconds(2), [this] { return done_; })) return;
+    MutexLock lock(&mu_);
+    if (WaitDone(std::chrono::seconds(2))) return;
     auto seconds = [&] {
       return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() -
                                                               start)
@@ -22,18 +22,25 @@ Ticker::Ticker(std::string what, bool enabled) : what_(std::move(what)) {
     };
     do {
       std::cerr << "\rbaton: " << what_ << "... " << seconds() << " s" << std::flush;
-    } while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; }));
+    } while (!WaitDone(std::chrono::seconds(1)));
     std::cerr << "\rbaton: " << what_ << ": done in " << seconds() << " s\n" << std::flush;
   });
+}
+
+bool Ticker::WaitDone(std::chrono::seconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (!done_ && cv_.WaitUntil(&mu_, until)) {
+  }
+  return done_;
 }
 
 Ticker::~Ticker() {
   if (!thread_.joinable()) return;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     done_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   thread_.join();
 }
 

@@ -9,10 +9,11 @@
 #ifndef BATON_SRC_CLI_TICKER_H_
 #define BATON_SRC_CLI_TICKER_H_
 
-#include <condition_variable>
-#include <mutex>
+#include <chrono>
 #include <string>
 #include <thread>
+
+#include "util/mutex.h"
 
 namespace baton {
 
@@ -30,9 +31,12 @@ class Ticker {
 
  private:
   std::string what_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;  // GUARDED_BY(mu_)
+  // Waits up to "timeout" for the destructor; true once it came.
+  bool WaitDone(std::chrono::seconds timeout) REQUIRES(mu_);
+
+  Mutex mu_;
+  CondVar cv_;
+  bool done_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

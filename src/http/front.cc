@@ -15,18 +15,17 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
 
 #include "util/json_util.h"
+#include "util/mutex.h"
 
 namespace baton::http {
 namespace {
@@ -209,19 +208,19 @@ struct Front::State {
   std::unordered_map<std::string, int> per_peer;
 
   // Shared with the workers.
-  mutable std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Conn*> ordinary;  // GUARDED_BY(mu)
-  std::deque<Conn*> long_q;    // GUARDED_BY(mu)
-  int long_running = 0;        // GUARDED_BY(mu)
-  std::vector<Conn*> done;     // GUARDED_BY(mu)
-  std::vector<Conn*> working;  // GUARDED_BY(mu): taken by a worker, not done
-  bool pool_stop = false;      // GUARDED_BY(mu)
-  int idle = 0;                // GUARDED_BY(mu): workers waiting for a request
+  mutable Mutex mu;
+  CondVar cv;
+  std::deque<Conn*> ordinary GUARDED_BY(mu);
+  std::deque<Conn*> long_q GUARDED_BY(mu);
+  int long_running GUARDED_BY(mu) = 0;
+  std::vector<Conn*> done GUARDED_BY(mu);
+  std::vector<Conn*> working GUARDED_BY(mu);  // taken by a worker, not done
+  bool pool_stop GUARDED_BY(mu) = false;
+  int idle GUARDED_BY(mu) = 0;  // workers waiting for a request
   // Started as requests need them, up to limits.workers; grown only by the
   // loop's thread, joined after it has ended.
   std::vector<std::thread> threads;
-  std::vector<std::string> stuck;  // GUARDED_BY(mu)
+  std::vector<std::string> stuck GUARDED_BY(mu);
 
   void Wake() {
     const uint64_t one = 1;
@@ -229,17 +228,17 @@ struct Front::State {
   }
 
   // "counted": whoever started this worker already counted it idle.
-  void WorkerLoop(bool counted) {
+  void WorkerLoop(bool counted) EXCLUDES(mu) {
     const int long_limit = std::max(1, limits.workers - limits.reserve);
     for (;;) {
       Conn* c = nullptr;
       {
-        std::unique_lock<std::mutex> lock(mu);
+        MutexLock lock(&mu);
         if (!counted) ++idle;
         counted = false;
-        cv.wait(lock, [&] {
-          return pool_stop || !ordinary.empty() || (!long_q.empty() && long_running < long_limit);
-        });
+        while (!pool_stop && ordinary.empty() && (long_q.empty() || long_running >= long_limit)) {
+          cv.Wait(&mu);
+        }
         --idle;
         if (!ordinary.empty()) {
           c = ordinary.front();
@@ -256,12 +255,12 @@ struct Front::State {
       }
       RunOne(*c);
       {
-        std::lock_guard<std::mutex> lock(mu);
+        MutexLock lock(&mu);
         if (c->is_long) --long_running;
         working.erase(std::find(working.begin(), working.end(), c));
         done.push_back(c);
       }
-      cv.notify_all();
+      cv.SignalAll();
       Wake();
     }
   }
@@ -414,7 +413,7 @@ struct Front::State {
 
   // Moves c on by what its buffer holds; true when it left the loop's
   // reading states (queued, refused or closed).
-  bool Advance(Conn& c) {
+  bool Advance(Conn& c) EXCLUDES(mu) {
     if (c.buf.empty()) return false;
     const Framing f = ReadFraming(c.buf, limits);
     if (f.kind == Framing::kError) {
@@ -438,7 +437,7 @@ struct Front::State {
     c.is_long = is_long && is_long(f.method, f.path);
     c.what = f.method.substr(0, 16) + " " + f.path.substr(0, 200) + " from " + c.peer;
     {
-      std::lock_guard<std::mutex> lock(mu);
+      MutexLock lock(&mu);
       (c.is_long ? long_q : ordinary).push_back(&c);
       // A worker per request waiting, so streams holding theirs cost a
       // thread each only while they are open.
@@ -453,7 +452,7 @@ struct Front::State {
         }
       }
     }
-    cv.notify_all();
+    cv.SignalAll();
     return true;
   }
 
@@ -506,7 +505,7 @@ struct Front::State {
     return n;
   }
 
-  void Loop() {
+  void Loop() EXCLUDES(mu) {
     epoll_event events[256];
     bool stop_seen = false;
     int64_t grace_end = 0;
@@ -526,7 +525,7 @@ struct Front::State {
       }
       std::vector<Conn*> back;
       {
-        std::lock_guard<std::mutex> lock(mu);
+        MutexLock lock(&mu);
         back.swap(done);
         for (Conn* c : working) c->state = ConnState::kWorking;
       }
@@ -550,7 +549,7 @@ struct Front::State {
       }
       if (Busy() == 0) break;
       if (now >= grace_end) {
-        std::lock_guard<std::mutex> lock(mu);
+        MutexLock lock(&mu);
         // Queued requests nobody started are dropped; running ones are
         // reported and abandoned.
         ordinary.clear();
@@ -576,11 +575,11 @@ Front::~Front() {
   std::shared_ptr<State> s = state_;
   bool abandoned;
   {
-    std::lock_guard<std::mutex> lock(s->mu);
+    MutexLock lock(&s->mu);
     s->pool_stop = true;
     abandoned = !s->working.empty();
   }
-  s->cv.notify_all();
+  s->cv.SignalAll();
   for (std::thread& t : s->threads) {
     // A stuck worker keeps the state alive (it holds no reference to us),
     // and the process exits around it.
@@ -649,7 +648,7 @@ void Front::Run() {
   State& s = *state_;
   if (s.epoll_fd < 0) return;
   {
-    std::lock_guard<std::mutex> lock(s.mu);
+    MutexLock lock(&s.mu);
     // A few to start with; more start as requests wait for one.
     for (int i = static_cast<int>(s.threads.size()); i < std::min(limits_.workers, 4); ++i) {
       s.threads.emplace_back([st = state_.get()] { st->WorkerLoop(/*counted=*/false); });
@@ -665,7 +664,7 @@ void Front::Stop() {
 int Front::listen_fd() const { return state_->listen_fd; }
 
 std::vector<std::string> Front::Stuck() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
+  MutexLock lock(&state_->mu);
   return state_->stuck;
 }
 

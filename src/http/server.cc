@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <mutex>
 
 #include "baton/error_table.h"
 #include "http/dashboard.h"
@@ -13,6 +12,7 @@
 #include "http/front.h"
 #include "mcp/http_endpoint.h"
 #include "mcp/protocol.h"
+#include "util/mutex.h"
 
 namespace baton {
 namespace {
@@ -96,9 +96,9 @@ struct HttpServer::Impl {
   // cookies between the ports of one host, so two servers must not.
   std::string cookie_name = "baton_session";
   // The MCP endpoints, one per combination of tool sets asked for.
-  std::mutex mcp_mu;
-  std::map<std::string, std::unique_ptr<mcp::McpServer>> mcp_servers;  // GUARDED_BY(mcp_mu)
-  std::map<std::string, std::unique_ptr<mcp::HttpEndpoint>> mcp_endpoints;  // GUARDED_BY(mcp_mu)
+  Mutex mcp_mu;
+  std::map<std::string, std::unique_ptr<mcp::McpServer>> mcp_servers GUARDED_BY(mcp_mu);
+  std::map<std::string, std::unique_ptr<mcp::HttpEndpoint>> mcp_endpoints GUARDED_BY(mcp_mu);
 
   // "default_role" is for a caller that names nobody under auth "none": the
   // human at the terminal for the operations API, an agent for MCP (an agent
@@ -132,7 +132,7 @@ struct HttpServer::Impl {
   // The endpoint serving "tools" (comma-separated sets), made on first use.
   // Keyed by the sets named, each once, so clients can make at most one
   // endpoint per ordering of the known sets.
-  Result<mcp::HttpEndpoint*> Endpoint(const std::string& tools) {
+  Result<mcp::HttpEndpoint*> Endpoint(const std::string& tools) EXCLUDES(mcp_mu) {
     std::vector<std::string> sets;
     for (size_t start = 0; start <= tools.size();) {
       size_t comma = tools.find(',', start);
@@ -143,7 +143,7 @@ struct HttpServer::Impl {
     }
     std::string key;
     for (const std::string& set : sets) key += (key.empty() ? "" : ",") + set;
-    std::lock_guard<std::mutex> lock(mcp_mu);
+    MutexLock lock(&mcp_mu);
     auto it = mcp_endpoints.find(key);
     if (it != mcp_endpoints.end()) return it->second.get();
     mcp::McpOptions mcp_options;
@@ -518,7 +518,7 @@ void HttpServer::Stop() {
   if (!impl_) return;
   {
     // Streams end first: a worker held by one would keep the stop waiting.
-    std::lock_guard<std::mutex> lock(impl_->mcp_mu);
+    MutexLock lock(&impl_->mcp_mu);
     for (auto& [tools, endpoint] : impl_->mcp_endpoints) endpoint->CloseAll();
   }
   impl_->events->CloseAll();

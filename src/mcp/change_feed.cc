@@ -15,7 +15,7 @@ constexpr int kBatch = 500;
 
 ChangeFeed::~ChangeFeed() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stop_ = true;
   }
   if (thread_.joinable()) thread_.join();
@@ -36,7 +36,7 @@ int ChangeFeed::Add(Listener listener, int64_t* head_out) {
   // of what the loop may still be reading for the others.
   const int64_t head = Head();
   if (head_out != nullptr) *head_out = head;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (listeners_.empty()) last_seq_ = std::max(last_seq_, head);
   if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
   const int id = next_id_++;
@@ -45,8 +45,8 @@ int ChangeFeed::Add(Listener listener, int64_t* head_out) {
 }
 
 void ChangeFeed::Remove(int id) {
-  std::lock_guard<std::mutex> dispatch(dispatch_mu_);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock dispatch(&dispatch_mu_);
+  MutexLock lock(&mu_);
   listeners_.erase(id);
 }
 
@@ -56,7 +56,7 @@ void ChangeFeed::Loop() {
     api_.WaitForChange(&seen, NowMillis() + kPollMillis);
     int64_t since = 0;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (stop_) return;
       if (listeners_.empty()) continue;
       since = last_seq_;
@@ -65,10 +65,10 @@ void ChangeFeed::Loop() {
     if (!with_payload_) query["summary_only"] = true;
     Result<Json> got = api_.Call("ledger.events", query, SystemActor());
     if (!got.ok() || (*got)["events"].empty()) continue;
-    std::lock_guard<std::mutex> dispatch(dispatch_mu_);
+    MutexLock dispatch(&dispatch_mu_);
     std::map<int, Entry> listeners;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       last_seq_ = std::max(last_seq_, (*got)["events"].back()["seq"].get<int64_t>());
       listeners = listeners_;
     }

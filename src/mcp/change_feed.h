@@ -13,10 +13,10 @@
 
 #include <functional>
 #include <map>
-#include <mutex>
 #include <thread>
 
 #include "ops/api.h"
+#include "util/mutex.h"
 
 namespace baton::mcp {
 
@@ -39,26 +39,26 @@ class ChangeFeed {
   // Events committed after this call reach "listener". Returns its id;
   // "*head", when given, is the ledger head it joined at (the last event it
   // will not hear of).
-  int Add(Listener listener, int64_t* head = nullptr);
-  void Remove(int id);
+  int Add(Listener listener, int64_t* head = nullptr) EXCLUDES(mu_);
+  void Remove(int id) EXCLUDES(mu_, dispatch_mu_);
 
  private:
-  void Loop();
+  void Loop() EXCLUDES(mu_, dispatch_mu_);
 
   Api& api_;
   const bool with_payload_;
-  std::mutex mu_;                      // guards the fields below
+  Mutex mu_;                           // guards the fields below
   struct Entry {
     int64_t after_seq;  // the ledger head when it was added
     Listener listener;
   };
-  std::map<int, Entry> listeners_;     // GUARDED_BY(mu_)
-  int next_id_ = 1;                    // GUARDED_BY(mu_)
-  bool stop_ = false;                  // GUARDED_BY(mu_)
-  int64_t last_seq_ = 0;               // GUARDED_BY(mu_): events up to it were read
+  std::map<int, Entry> listeners_ GUARDED_BY(mu_);
+  int next_id_ GUARDED_BY(mu_) = 1;
+  bool stop_ GUARDED_BY(mu_) = false;
+  int64_t last_seq_ GUARDED_BY(mu_) = 0;  // events up to it were read
   std::thread thread_;                 // started by the first Add
   // Held while listeners run, so Remove can wait for a call in progress.
-  std::mutex dispatch_mu_;
+  Mutex dispatch_mu_;
 };
 
 }  // namespace baton::mcp

@@ -4,12 +4,12 @@
 #include <openssl/rand.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <set>
 
 #include "mcp/protocol.h"
 #include "util/clock.h"
+#include "util/mutex.h"
 #include "util/sha256.h"
 
 namespace baton::mcp {
@@ -23,13 +23,13 @@ constexpr int64_t kLivenessMillis = 1000;
 struct HttpSession {
   std::string id;
   Actor actor;
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<Json> queue;     // GUARDED_BY(mu): for the GET stream
-  bool stream_open = false;   // GUARDED_BY(mu)
-  bool closed = false;        // GUARDED_BY(mu)
-  int64_t last_used = 0;      // GUARDED_BY(mu): NowMillis, for idle expiry
-  uint64_t use_seq = 0;       // GUARDED_BY(mu): order of use, for LRU (ms tie)
+  Mutex mu;
+  CondVar cv;
+  std::deque<Json> queue GUARDED_BY(mu);  // for the GET stream
+  bool stream_open GUARDED_BY(mu) = false;
+  bool closed GUARDED_BY(mu) = false;
+  int64_t last_used GUARDED_BY(mu) = 0;  // NowMillis, for idle expiry
+  uint64_t use_seq GUARDED_BY(mu) = 0;   // order of use, for LRU (ms tie)
   // Last: destroyed first, so its feed listener stops before the queue goes.
   std::unique_ptr<McpSession> mcp;
 };
@@ -128,20 +128,20 @@ struct HttpEndpoint::Impl {
   Identify identify;
   HttpEndpointOptions options;
 
-  std::mutex mu;  // guards the fields below
-  std::map<std::string, std::shared_ptr<HttpSession>> sessions;
-  std::set<RequestIo*> active;  // requests answering on an SSE stream
+  Mutex mu;
+  std::map<std::string, std::shared_ptr<HttpSession>> sessions GUARDED_BY(mu);
+  std::set<RequestIo*> active GUARDED_BY(mu);  // requests answering on an SSE stream
   // Stateless (2026) requests on SSE by caller and id, for the client's
   // notifications/cancelled, which arrives on a request of its own.
-  std::map<std::string, RequestIo*> stateless;
-  bool stopping = false;
+  std::map<std::string, RequestIo*> stateless GUARDED_BY(mu);
+  bool stopping GUARDED_BY(mu) = false;
 
-  size_t open_streams = 0;  // SSE responses holding a worker
+  size_t open_streams GUARDED_BY(mu) = 0;  // SSE responses holding a worker
   std::atomic<uint64_t> use_counter{0};  // stamps HttpSession::use_seq
 
   // Adds (or removes) a request CloseAll must cancel; false while stopping.
-  bool Track(RequestIo* io, bool add) {
-    std::lock_guard<std::mutex> lock(mu);
+  bool Track(RequestIo* io, bool add) EXCLUDES(mu) {
+    MutexLock lock(&mu);
     if (!add) {
       active.erase(io);
       return true;
@@ -159,14 +159,14 @@ struct HttpEndpoint::Impl {
 
   // Each stream holds one of the server's workers for its life: they are
   // rationed so ordinary requests always find one.
-  bool TakeStream() {
-    std::lock_guard<std::mutex> lock(mu);
+  bool TakeStream() EXCLUDES(mu) {
+    MutexLock lock(&mu);
     if (open_streams >= options.max_streams) return false;
     ++open_streams;
     return true;
   }
-  void GiveStream() {
-    std::lock_guard<std::mutex> lock(mu);
+  void GiveStream() EXCLUDES(mu) {
+    MutexLock lock(&mu);
     --open_streams;
   }
 
@@ -175,8 +175,8 @@ struct HttpEndpoint::Impl {
   }
 
   // A 2026 cancellation: ends the caller's request it names, if running.
-  void CancelStateless(const Actor& actor, const Json& params) {
-    std::lock_guard<std::mutex> lock(mu);
+  void CancelStateless(const Actor& actor, const Json& params) EXCLUDES(mu) {
+    MutexLock lock(&mu);
     auto it = stateless.find(StatelessKey(actor, params.value("requestId", Json())));
     if (it == stateless.end()) return;
     it->second->withdrawn = true;
@@ -209,28 +209,31 @@ struct HttpEndpoint::Impl {
   }
 
   std::shared_ptr<HttpSession> NewSession(const Actor& actor, const std::string& run,
-                                          std::string* refused) {
+                                          std::string* refused) EXCLUDES(mu) {
     auto s = std::make_shared<HttpSession>();
     s->id = RandomHex(16);
     s->actor = actor;
-    s->last_used = NowMillis();
-    s->use_seq = ++use_counter;
+    {
+      MutexLock lock(&s->mu);  // not shared yet; taken for the analysis
+      s->last_used = NowMillis();
+      s->use_seq = ++use_counter;
+    }
     HttpSession* raw = s.get();
     s->mcp = std::make_unique<McpSession>(server, actor, run, [raw](const Json& n) {
-      std::lock_guard<std::mutex> lock(raw->mu);
+      MutexLock lock(&raw->mu);
       if (raw->queue.size() >= kMaxQueued) raw->queue.pop_front();
       raw->queue.push_back(n);
-      raw->cv.notify_all();
+      raw->cv.SignalAll();
     });
     // Expired sessions are released after the locks: the last reference
     // destroys a session, whose destructor waits for the change feed.
     std::vector<std::shared_ptr<HttpSession>> expired;
-    std::lock_guard<std::mutex> lock(mu);
+    MutexLock lock(&mu);
     const int64_t now = NowMillis();
     for (auto it = sessions.begin(); it != sessions.end();) {
       bool idle = false;
       {
-        std::lock_guard<std::mutex> session_lock(it->second->mu);
+        MutexLock session_lock(&it->second->mu);
         idle = !it->second->stream_open && now - it->second->last_used > options.session_idle_ms;
       }
       if (!idle) {
@@ -246,7 +249,7 @@ struct HttpEndpoint::Impl {
       auto lru = sessions.end();
       uint64_t oldest = 0;
       for (auto it = sessions.begin(); it != sessions.end(); ++it) {
-        std::lock_guard<std::mutex> session_lock(it->second->mu);
+        MutexLock session_lock(&it->second->mu);
         if (it->second->stream_open) continue;
         if (lru == sessions.end() || it->second->use_seq < oldest) {
           lru = it;
@@ -268,7 +271,7 @@ struct HttpEndpoint::Impl {
 
   // The session a legacy request names, or the response refusing it.
   std::shared_ptr<HttpSession> FindSession(const httplib::Request& req, httplib::Response& res,
-                                           const Actor& actor) {
+                                           const Actor& actor) EXCLUDES(mu) {
     const std::string id = Header(req, "Mcp-Session-Id");
     if (id.empty()) {
       SendRpc(res, 400, ErrorResponse(nullptr, kInvalidRequest,
@@ -278,7 +281,7 @@ struct HttpEndpoint::Impl {
     }
     std::shared_ptr<HttpSession> s;
     {
-      std::lock_guard<std::mutex> lock(mu);
+      MutexLock lock(&mu);
       auto it = sessions.find(id);
       if (it != sessions.end()) s = it->second;
     }
@@ -293,7 +296,7 @@ struct HttpEndpoint::Impl {
                                       "Forbidden: this session belongs to another caller"));
       return nullptr;
     }
-    std::lock_guard<std::mutex> lock(s->mu);
+    MutexLock lock(&s->mu);
     s->last_used = NowMillis();
     s->use_seq = ++use_counter;
     return s;
@@ -347,29 +350,29 @@ struct HttpEndpoint::Impl {
         [this, session, message, modern](size_t, httplib::DataSink& sink) {
           const std::string key = modern ? StatelessKey(session->actor(), message["id"]) : "";
           RequestIo io;
-          std::mutex write_mu;
+          Mutex write_mu;
           io.send = [&](const Json& n) {
-            std::lock_guard<std::mutex> lock(write_mu);
+            MutexLock lock(&write_mu);
             if (!io.cancelled && !WriteEvent(sink, n)) io.cancelled = true;
           };
           io.keepalive = [&] {
-            std::lock_guard<std::mutex> lock(write_mu);
+            MutexLock lock(&write_mu);
             static constexpr char kComment[] = ": waiting\n\n";
             if (!io.cancelled && !sink.write(kComment, sizeof kComment - 1)) io.cancelled = true;
           };
           if (!Track(&io, true)) io.cancelled = true;
           if (modern) {
-            std::lock_guard<std::mutex> lock(mu);
+            MutexLock lock(&mu);
             stateless[key] = &io;
           }
           Json response = session->Handle(message, io);
           Track(&io, false);
           if (modern) {
-            std::lock_guard<std::mutex> lock(mu);
+            MutexLock lock(&mu);
             auto it = stateless.find(key);
             if (it != stateless.end() && it->second == &io) stateless.erase(it);
           }
-          std::lock_guard<std::mutex> lock(write_mu);
+          MutexLock lock(&write_mu);
           if (!response.is_null() && !io.cancelled) WriteEvent(sink, response);
           sink.done();
           return true;
@@ -481,7 +484,7 @@ struct HttpEndpoint::Impl {
     std::shared_ptr<HttpSession> s = FindSession(req, res, actor);
     if (!s) return;
     {
-      std::lock_guard<std::mutex> lock(s->mu);
+      MutexLock lock(&s->mu);
       if (s->stream_open) {
         return SendRpc(res, 409, ErrorResponse(nullptr, kInvalidRequest,
                                                "Conflict: this session already has a stream open"));
@@ -489,7 +492,7 @@ struct HttpEndpoint::Impl {
       s->stream_open = true;
     }
     if (!TakeStream()) {
-      std::lock_guard<std::mutex> lock(s->mu);
+      MutexLock lock(&s->mu);
       s->stream_open = false;
       return SendRpc(res, 503, ErrorResponse(nullptr, kInternalError, "too many open streams; retry later"));
     }
@@ -501,15 +504,20 @@ struct HttpEndpoint::Impl {
       // not hold up the change feed, which queues under it.
       bool ok = sink.write(": stream open\n\n", 15);
       int64_t last_write = NowMillis();
-      std::unique_lock<std::mutex> lock(s->mu);
-      while (ok && !s->closed) {
-        // Short slices: a client that left frees its slot within one.
-        s->cv.wait_for(lock, std::chrono::milliseconds(kLivenessMillis),
-                       [&] { return s->closed || !s->queue.empty(); });
-        if (s->closed) break;
+      while (ok) {
         std::deque<Json> batch;
-        batch.swap(s->queue);
-        lock.unlock();
+        {
+          MutexLock lock(&s->mu);
+          if (s->closed) break;
+          // Short slices: a client that left frees its slot within one.
+          const auto deadline =
+              std::chrono::steady_clock::now() + std::chrono::milliseconds(kLivenessMillis);
+          while (!s->closed && s->queue.empty()) {
+            if (!s->cv.WaitUntil(&s->mu, deadline)) break;
+          }
+          if (s->closed) break;
+          batch.swap(s->queue);
+        }
         if (!batch.empty()) {
           for (const Json& n : batch) ok = ok && WriteEvent(sink, n);
           last_write = NowMillis();
@@ -519,16 +527,14 @@ struct HttpEndpoint::Impl {
           ok = sink.write(": keepalive\n\n", 13);
           last_write = NowMillis();
         }
-        lock.lock();
       }
-      lock.unlock();
       sink.done();
       return true;
     },
     // Runs whether or not the provider ever did (a client gone first).
     [this, s](bool) {
       {
-        std::lock_guard<std::mutex> lock(s->mu);
+        MutexLock lock(&s->mu);
         s->stream_open = false;
       }
       GiveStream();
@@ -547,7 +553,7 @@ struct HttpEndpoint::Impl {
     std::shared_ptr<HttpSession> s = FindSession(req, res, actor);
     if (!s) return;
     {
-      std::lock_guard<std::mutex> lock(mu);
+      MutexLock lock(&mu);
       sessions.erase(s->id);
     }
     End(*s);
@@ -556,9 +562,9 @@ struct HttpEndpoint::Impl {
 
   static void End(HttpSession& s) {
     s.mcp->CancelAll();
-    std::lock_guard<std::mutex> lock(s.mu);
+    MutexLock lock(&s.mu);
     s.closed = true;
-    s.cv.notify_all();
+    s.cv.SignalAll();
   }
 };
 
@@ -578,7 +584,7 @@ void HttpEndpoint::Handle(const httplib::Request& req, httplib::Response& res) {
 void HttpEndpoint::CloseAll() {
   std::map<std::string, std::shared_ptr<HttpSession>> sessions;
   {
-    std::lock_guard<std::mutex> lock(impl_->mu);
+    MutexLock lock(&impl_->mu);
     impl_->stopping = true;
     sessions.swap(impl_->sessions);
     for (RequestIo* io : impl_->active) io->cancelled = true;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <thread>
 
@@ -107,7 +106,7 @@ McpSession::McpSession(McpServer& server, Actor actor, std::string run,
 McpSession::~McpSession() {
   int listener = 0;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     listener = listener_;
     listener_ = 0;
   }
@@ -115,13 +114,13 @@ McpSession::~McpSession() {
 }
 
 void McpSession::CancelAll() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   closed_ = true;
   for (auto& [id, io] : in_flight_) io->cancelled = true;
 }
 
 std::string McpSession::legacy_version() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return version_;
 }
 
@@ -163,7 +162,7 @@ Json McpSession::Handle(const Json& message, RequestIo& io) {
   const Message& m = *parsed;
   if (m.kind == MessageKind::kResponse) return nullptr;  // we send no requests
   if (m.kind == MessageKind::kNotification) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (m.method == "notifications/initialized") initialized_ = true;
     if (m.method == "notifications/cancelled" && m.params.is_object()) {
       const std::string id = m.params.value("requestId", Json()).dump();
@@ -194,7 +193,7 @@ Json McpSession::Handle(const Json& message, RequestIo& io) {
   } else if (m.method == "server/discover") {
     version = kVersion20260728;
   } else {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     version = version_;
   }
   if (version.empty() && m.method != "initialize" && m.method != "ping") {
@@ -206,7 +205,7 @@ Json McpSession::Handle(const Json& message, RequestIo& io) {
 
   const std::string key = m.id.dump();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (closed_) io.cancelled = true;
     if (early_cancels_.erase(key) != 0) {
       io.withdrawn = true;
@@ -226,7 +225,7 @@ Json McpSession::Handle(const Json& message, RequestIo& io) {
     result = InternalError(m.method + ": " + e.what());
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     in_flight_.erase(key);
   }
   if (io.withdrawn) return nullptr;  // the client no longer waits for it
@@ -297,7 +296,7 @@ Result<Json> McpSession::Initialize(const Json& params) {
   }
   const std::string version = NegotiateLegacyVersion(requested.get<std::string>());
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     version_ = version;
   }
   return Json{{"protocolVersion", version},
@@ -356,7 +355,7 @@ Result<Json> McpSession::ListTools(const Json& params) {
     std::vector<std::string> names;
     for (const Tool* t : tools) names.push_back(t->name);
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       listed_tools_ = std::move(names);
       tools_listed_ = true;
     }
@@ -428,7 +427,7 @@ Result<Json> McpSession::Subscribe(const Json& params, bool subscribe) {
   Status valid = CheckSubscribableUri(uri);
   if (!valid.ok()) return RpcError(kInvalidParams, valid.message(), Json{{"uri", uri.substr(0, kMaxUriBytes)}});
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (subscribe) {
       if (subscriptions_.size() >= kMaxSubscriptions && subscriptions_.count(uri) == 0) {
         return RpcError(kInvalidParams, "resources/subscribe: at most " +
@@ -450,14 +449,14 @@ Result<Json> McpSession::SetLevel(const Json& params) {
     return RpcError(kInvalidParams, "logging/setLevel: level must be one of debug, info, notice, "
                                     "warning, error, critical, alert, emergency");
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   log_level_ = level;
   return Json::object();
 }
 
 void McpSession::Log(RequestIo& io, const std::string& level, const Json& data) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (log_level_.empty() || LevelRank(level) < LevelRank(log_level_)) return;
   }
   if (io.send) {
@@ -469,12 +468,12 @@ void McpSession::Log(RequestIo& io, const std::string& level, const Json& data) 
 void McpSession::EnsureListening() {
   if (!outbox_) return;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (listener_ != 0) return;
     listener_ = -1;  // claimed; set below
   }
   const int id = server_.feed().Add([this](const Json& event) { OnEvent(event); });
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   listener_ = id;
 }
 
@@ -514,13 +513,13 @@ std::vector<Json> McpSession::Fanout(const Json& event, Interest& interest) {
 void McpSession::OnEvent(const Json& event) {
   Interest interest;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     interest = Interest{subscriptions_, true, tools_listed_, listed_tools_};
   }
   const std::vector<std::string> before = interest.listed;
   std::vector<Json> notes = Fanout(event, interest);
   if (interest.listed != before) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     listed_tools_ = interest.listed;
   }
   for (Json& n : notes) outbox_(n);
@@ -564,17 +563,20 @@ Result<Json> McpSession::Listen(const Json& id, const Json& params, RequestIo& i
   // The feed thread only queues; this request's thread writes, so a client
   // that stops reading holds up no one else. Listening starts before the
   // acknowledgement goes out, so nothing committed right after it is missed.
-  std::mutex queue_mu;
-  std::condition_variable queue_cv;
-  std::deque<Json> queue;  // GUARDED_BY(queue_mu)
+  // In a struct: GUARDED_BY applies to members, not to local variables.
+  struct {
+    Mutex mu;
+    CondVar cv;
+    std::deque<Json> notes GUARDED_BY(mu);
+  } queue;
   const int listener = server_.feed().Add([&](const Json& event) {
     std::vector<Json> notes = Fanout(event, interest);
     if (notes.empty()) return;
-    std::lock_guard<std::mutex> lock(queue_mu);
+    MutexLock lock(&queue.mu);
     for (Json& n : notes) {
-      if (queue.size() < kMaxQueuedNotifications) queue.push_back(std::move(n));
+      if (queue.notes.size() < kMaxQueuedNotifications) queue.notes.push_back(std::move(n));
     }
-    queue_cv.notify_one();
+    queue.cv.Signal();
   });
   io.send(MakeNotification("notifications/subscriptions/acknowledged",
                            {{"_meta", sub_meta}, {"notifications", honored}}));
@@ -583,9 +585,12 @@ Result<Json> McpSession::Listen(const Json& id, const Json& params, RequestIo& i
   while (!io.cancelled) {
     std::deque<Json> batch;
     {
-      std::unique_lock<std::mutex> lock(queue_mu);
-      queue_cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return !queue.empty(); });
-      batch.swap(queue);
+      MutexLock lock(&queue.mu);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+      while (queue.notes.empty()) {
+        if (!queue.cv.WaitUntil(&queue.mu, deadline)) break;  // quiet for 100 ms
+      }
+      batch.swap(queue.notes);
     }
     for (Json& n : batch) {
       n["params"]["_meta"] = sub_meta;

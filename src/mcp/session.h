@@ -23,7 +23,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,6 +30,7 @@
 #include "mcp/change_feed.h"
 #include "mcp/protocol.h"
 #include "mcp/tools.h"
+#include "util/mutex.h"
 
 namespace baton::mcp {
 
@@ -92,35 +92,35 @@ class McpSession {
 
   // Answers one message. Returns the response, or null for notifications,
   // responses, and requests the client cancelled (no response is due).
-  Json Handle(const Json& message, RequestIo& io);
+  Json Handle(const Json& message, RequestIo& io) EXCLUDES(mu_);
   // At most this many messages in a 2025-03-26 batch: each answer is held
   // until the last (a small request could otherwise ask for gigabytes).
   static constexpr size_t kMaxBatch = 64;
 
   // The client went away: long waits in flight, and in requests still to
   // come, end at once (their questions stay open).
-  void CancelAll();
+  void CancelAll() EXCLUDES(mu_);
 
   const Actor& actor() const { return actor_; }
   // The version initialize negotiated ("" before it, and for 2026 requests).
-  std::string legacy_version() const;
+  std::string legacy_version() const EXCLUDES(mu_);
 
  private:
   Json HandleBatch(const Json& batch, RequestIo& io);
   Result<Json> Dispatch(const Message& m, const std::string& version, RequestIo& io);
-  Result<Json> Initialize(const Json& params);
-  Result<Json> ListTools(const Json& params);
+  Result<Json> Initialize(const Json& params) EXCLUDES(mu_);
+  Result<Json> ListTools(const Json& params) EXCLUDES(mu_);
   Result<Json> CallTool(const Json& params, RequestIo& io);
-  Result<Json> Subscribe(const Json& params, bool subscribe);
-  Result<Json> SetLevel(const Json& params);
+  Result<Json> Subscribe(const Json& params, bool subscribe) EXCLUDES(mu_);
+  Result<Json> SetLevel(const Json& params) EXCLUDES(mu_);
   Result<Json> Listen(const Json& id, const Json& params, RequestIo& io);
   Json Discover() const;
   Json Capabilities(bool modern) const;
   // Starts listening to the change feed if not yet.
-  void EnsureListening();
-  void OnEvent(const Json& event);
+  void EnsureListening() EXCLUDES(mu_);
+  void OnEvent(const Json& event) EXCLUDES(mu_);
   std::vector<std::string> VisibleToolNames();
-  void Log(RequestIo& io, const std::string& level, const Json& data);
+  void Log(RequestIo& io, const std::string& level, const Json& data) EXCLUDES(mu_);
 
   // What one listener wants to hear of: a 2025 session's subscriptions, or
   // one 2026 subscriptions/listen.
@@ -138,19 +138,19 @@ class McpSession {
   const std::string run_;
   std::function<void(const Json&)> outbox_;
 
-  mutable std::mutex mu_;                  // guards the fields below
-  std::string version_;                    // GUARDED_BY(mu_)
-  bool initialized_ = false;               // GUARDED_BY(mu_)
-  std::string log_level_;                  // GUARDED_BY(mu_); "": no log messages
-  std::set<std::string> subscriptions_;    // GUARDED_BY(mu_)
-  std::vector<std::string> listed_tools_;  // GUARDED_BY(mu_); the last tools/list
-  bool tools_listed_ = false;              // GUARDED_BY(mu_)
-  std::map<std::string, RequestIo*> in_flight_;  // GUARDED_BY(mu_); by id.dump()
+  mutable Mutex mu_;  // guards the fields below
+  std::string version_ GUARDED_BY(mu_);
+  bool initialized_ GUARDED_BY(mu_) = false;
+  std::string log_level_ GUARDED_BY(mu_);  // "": no log messages
+  std::set<std::string> subscriptions_ GUARDED_BY(mu_);
+  std::vector<std::string> listed_tools_ GUARDED_BY(mu_);  // the last tools/list
+  bool tools_listed_ GUARDED_BY(mu_) = false;
+  std::map<std::string, RequestIo*> in_flight_ GUARDED_BY(mu_);  // by id.dump()
   // Cancellations that arrived before their request started (stdio runs
   // requests on workers); bounded.
-  std::set<std::string> early_cancels_;    // GUARDED_BY(mu_)
-  int listener_ = 0;                       // GUARDED_BY(mu_); 0: not listening
-  bool closed_ = false;                    // GUARDED_BY(mu_); CancelAll was called
+  std::set<std::string> early_cancels_ GUARDED_BY(mu_);
+  int listener_ GUARDED_BY(mu_) = 0;  // 0: not listening
+  bool closed_ GUARDED_BY(mu_) = false;  // CancelAll was called
 };
 
 // The result of a tools/call for "result" of "tool" (content text and

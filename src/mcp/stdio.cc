@@ -3,13 +3,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "mcp/protocol.h"
+#include "util/mutex.h"
 
 namespace baton::mcp {
 namespace {
@@ -20,10 +19,10 @@ constexpr size_t kMaxWorkers = 256;
 class LineWriter {
  public:
   explicit LineWriter(int fd) : fd_(fd) {}
-  void Write(const Json& message) {
+  void Write(const Json& message) EXCLUDES(mu_) {
     std::string line = DumpJson(message);
     line += '\n';
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     size_t done = 0;
     while (!broken_ && done < line.size()) {
       ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
@@ -38,8 +37,8 @@ class LineWriter {
 
  private:
   const int fd_;
-  std::mutex mu_;
-  bool broken_ = false;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  bool broken_ GUARDED_BY(mu_) = false;
 };
 
 // Runs requests on threads that wait for more work when done; grows to
@@ -48,15 +47,15 @@ class WorkerPool {
  public:
   ~WorkerPool() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       stop_ = true;
     }
-    cv_.notify_all();
+    cv_.SignalAll();
     for (std::thread& t : threads_) t.join();
   }
   // False when every worker is busy and no more may start.
-  bool Run(std::function<void()> job) {
-    std::lock_guard<std::mutex> lock(mu_);
+  bool Run(std::function<void()> job) EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     if (idle_ == 0) {
       if (threads_.size() >= kMaxWorkers) return false;
       threads_.emplace_back([this] { Loop(); });
@@ -64,31 +63,31 @@ class WorkerPool {
     }
     --idle_;
     jobs_.push_back(std::move(job));
-    cv_.notify_one();
+    cv_.Signal();
     return true;
   }
 
  private:
-  void Loop() {
-    std::unique_lock<std::mutex> lock(mu_);
+  void Loop() EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
     for (;;) {
-      cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+      while (!stop_ && jobs_.empty()) cv_.Wait(&mu_);
       if (jobs_.empty()) return;  // stopping, nothing left
       std::function<void()> job = std::move(jobs_.front());
       jobs_.pop_front();
-      lock.unlock();
+      mu_.Unlock();
       job();
-      lock.lock();
+      mu_.Lock();
       ++idle_;
     }
   }
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;  // GUARDED_BY(mu_)
-  std::vector<std::thread> threads_;         // GUARDED_BY(mu_)
-  size_t idle_ = 0;                          // GUARDED_BY(mu_): workers free or about to be
-  bool stop_ = false;                        // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar cv_;
+  std::deque<std::function<void()>> jobs_ GUARDED_BY(mu_);
+  std::vector<std::thread> threads_ GUARDED_BY(mu_);
+  size_t idle_ GUARDED_BY(mu_) = 0;  // workers free or about to be
+  bool stop_ GUARDED_BY(mu_) = false;
 };
 
 void HandleLine(McpSession& session, LineWriter& out, WorkerPool& pool, std::string line) {

@@ -211,7 +211,7 @@ bool IsDateTime(std::string_view s) {
 
 std::shared_ptr<const Pattern> CompiledPattern(const std::string& pattern) {
   static auto* const mu = new std::shared_mutex();
-  static auto* const cache =  // GUARDED_BY(*mu)
+  static auto* const cache =  // guarded by *mu
       new std::unordered_map<std::string, std::shared_ptr<const Pattern>>();
   {  // lookups share the lock
     std::shared_lock lock(*mu);

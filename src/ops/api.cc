@@ -74,7 +74,7 @@ Status Api::EnsureStore() {
 }
 
 Result<Api::OpenStore> Api::Opened() {
-  std::lock_guard<std::mutex> lock(open_mu_);
+  MutexLock lock(&open_mu_);
   if (shut_down_) return UnavailableError("baton is shutting down; retry the call");
   if (!store_) {
     ASSIGN_OR_RETURN(std::unique_ptr<Store> opened, Store::Open(options_.store));
@@ -99,21 +99,21 @@ Result<Api::OpenStore> Api::Opened() {
 }
 
 void Api::DropFailedWriter(const Writer* failed) {
-  std::lock_guard<std::mutex> lock(open_mu_);
+  MutexLock lock(&open_mu_);
   if (writer_.get() != failed) return;  // another call did already
   writer_->Stop();
   writer_.reset();
 }
 
 void Api::Shutdown() {
-  std::lock_guard<std::mutex> lock(open_mu_);
+  MutexLock lock(&open_mu_);
   shut_down_ = true;
   if (writer_) writer_->Stop();
 }
 
 WriterStats Api::writer_stats() const {
   // Any thread may ask, also while another opens the store.
-  std::lock_guard<std::mutex> lock(open_mu_);
+  MutexLock lock(&open_mu_);
   return writer_ ? writer_->stats() : WriterStats{};
 }
 
@@ -403,14 +403,14 @@ Result<Json> Api::RunProcedure(const Operation& op, const Json& input, const Act
 
 void Api::NoteChange() {
   {
-    std::lock_guard<std::mutex> lock(change_mu_);
+    MutexLock lock(&change_mu_);
     ++change_seq_;
   }
-  change_cv_.notify_all();
+  change_cv_.SignalAll();
 }
 
 int Api::waiters() const {
-  std::lock_guard<std::mutex> lock(change_mu_);
+  MutexLock lock(&change_mu_);
   return waiters_;
 }
 
@@ -420,14 +420,16 @@ bool Api::WaitForChange(uint64_t* seen, int64_t deadline_ms) {
   constexpr int64_t kPollMillis = 250;
   const int64_t now = NowMillis();
   if (now >= deadline_ms) {
-    std::lock_guard<std::mutex> lock(change_mu_);
+    MutexLock lock(&change_mu_);
     *seen = change_seq_;
     return false;
   }
-  std::unique_lock<std::mutex> lock(change_mu_);
+  MutexLock lock(&change_mu_);
   ++waiters_;
-  change_cv_.wait_for(lock, std::chrono::milliseconds(std::min(kPollMillis, deadline_ms - now)),
-                      [&] { return change_seq_ != *seen; });
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::milliseconds(std::min(kPollMillis, deadline_ms - now));
+  while (change_seq_ == *seen && change_cv_.WaitUntil(&change_mu_, until)) {
+  }
   --waiters_;
   *seen = change_seq_;
   return NowMillis() < deadline_ms;
@@ -435,7 +437,7 @@ bool Api::WaitForChange(uint64_t* seen, int64_t deadline_ms) {
 
 Result<std::unique_ptr<Connection>> Api::AcquireReader(Store& store) {
   {
-    std::lock_guard<std::mutex> lock(pool_mu_);
+    MutexLock lock(&pool_mu_);
     if (!readers_.empty()) {
       std::unique_ptr<Connection> conn = std::move(readers_.back());
       readers_.pop_back();
@@ -446,7 +448,7 @@ Result<std::unique_ptr<Connection>> Api::AcquireReader(Store& store) {
 }
 
 void Api::ReleaseReader(std::unique_ptr<Connection> conn) {
-  std::lock_guard<std::mutex> lock(pool_mu_);
+  MutexLock lock(&pool_mu_);
   if (readers_.size() < kMaxIdleReaders) readers_.push_back(std::move(conn));
 }
 

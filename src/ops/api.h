@@ -15,17 +15,16 @@
 #ifndef BATON_SRC_OPS_API_H_
 #define BATON_SRC_OPS_API_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "engine/interchange/imports.h"
 #include "engine/ledger/writer.h"
 #include "ops/registry.h"
+#include "util/mutex.h"
 
 namespace baton {
 
@@ -134,22 +133,22 @@ class Api {
   std::shared_ptr<const MachineSet> machines_;
   Registry registry_;
 
-  mutable std::mutex open_mu_;
-  bool shut_down_ = false;                // GUARDED_BY(open_mu_)
+  mutable Mutex open_mu_;
+  bool shut_down_ GUARDED_BY(open_mu_) = false;
   // Null until the first call; the writer again after a failed commit
   // latched it (DropFailedWriter). Calls take copies through Opened().
-  std::shared_ptr<Store> store_;    // GUARDED_BY(open_mu_)
-  std::shared_ptr<Writer> writer_;  // GUARDED_BY(open_mu_)
-  StoreInfo info_;                  // written once, with store_; then read-only
+  std::shared_ptr<Store> store_ GUARDED_BY(open_mu_);
+  std::shared_ptr<Writer> writer_ GUARDED_BY(open_mu_);
+  StoreInfo info_;  // written once, with store_ and under open_mu_; then read-only
 
   // Bumped after every committed write, to wake procedures that wait.
-  mutable std::mutex change_mu_;
-  std::condition_variable change_cv_;
-  uint64_t change_seq_ = 0;  // GUARDED_BY(change_mu_)
-  int waiters_ = 0;          // GUARDED_BY(change_mu_)
+  mutable Mutex change_mu_;
+  CondVar change_cv_;
+  uint64_t change_seq_ GUARDED_BY(change_mu_) = 0;
+  int waiters_ GUARDED_BY(change_mu_) = 0;
 
-  std::mutex pool_mu_;
-  std::vector<std::unique_ptr<Connection>> readers_;  // GUARDED_BY(pool_mu_)
+  Mutex pool_mu_;
+  std::vector<std::unique_ptr<Connection>> readers_ GUARDED_BY(pool_mu_);
 };
 
 // Registers every core operation (project.*, run.*, task.*, ledger.*,

@@ -48,16 +48,19 @@ Notifier::Notifier(Api& api, NotifierOptions options) : api_(api), options_(std:
 
 Notifier::~Notifier() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stop_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   thread_.join();
 }
 
 bool Notifier::Sleep(int64_t ms) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return !cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop_; });
+  MutexLock lock(&mu_);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (!stop_ && cv_.WaitUntil(&mu_, until)) {
+  }
+  return !stop_;
 }
 
 void Notifier::Loop() {
@@ -70,7 +73,7 @@ void Notifier::Loop() {
     for (const Json& item : (*inbox)["items"]) {
       if (!seen_.insert(item["id"].get<std::string>()).second) continue;
       Announce(item);
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(&mu_);
       if (stop_) return;
     }
   }

@@ -17,14 +17,13 @@
 #ifndef BATON_SRC_OPS_NOTIFIER_H_
 #define BATON_SRC_OPS_NOTIFIER_H_
 
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 
 #include "ops/api.h"
+#include "util/mutex.h"
 
 namespace baton {
 
@@ -55,9 +54,9 @@ class Notifier {
 
   Api& api_;
   NotifierOptions options_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;  // GUARDED_BY(mu_)
+  Mutex mu_;
+  CondVar cv_;
+  bool stop_ GUARDED_BY(mu_) = false;
   std::set<std::string> seen_;  // items announced, or waiting at start
   std::thread thread_;
 };

@@ -36,12 +36,12 @@ Status InDoubt(const Status& cause) {
 }  // namespace
 
 Status Writer::refusal() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return latched_.ok() ? refusal_ : latched_;
 }
 
 bool Writer::failed() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return !latched_.ok();
 }
 
@@ -55,7 +55,7 @@ void Writer::Latch(const Status& cause) {
                      "); writes are refused until baton reopens it (reads keep working)",
                  Json{{"reason", kStoreFailedReason}, {"cause", cause.ToJson()}});
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     if (!latched_.ok()) return;  // the first failure is the cause
     latched_ = latched;
   }
@@ -63,7 +63,7 @@ void Writer::Latch(const Status& cause) {
 }
 
 void Writer::AddWitnesses(std::vector<Witness> witnesses) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   for (Witness& w : witnesses) extra_witnesses_.push_back(std::move(w));
   checked_ = false;  // the next batch checks again, on the writer's connection
 }
@@ -71,7 +71,7 @@ void Writer::AddWitnesses(std::vector<Witness> witnesses) {
 void Writer::CheckIntegrity() {
   std::vector<Witness> witnesses;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     witnesses = extra_witnesses_;
   }
   // The witness first, the store second: a witness is written after its
@@ -117,7 +117,7 @@ void Writer::CheckIntegrity() {
       acceptable = !refusal.ok();
     }
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   refusal_ = refusal;
   refusal_acceptable_ = acceptable;
   checked_ = done;
@@ -129,7 +129,7 @@ void Writer::WriteWitness(const LedgerHead& head) {
   Status s = WriteWitnessFile(witness_path_, head);
   if (s.ok()) {
     witnessed_ = head;
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     ++stats_.witness_writes;
   } else if (!witness_warned_) {
     // The commit stands; a missing witness only weakens the loss check.
@@ -141,7 +141,7 @@ void Writer::WriteWitness(const LedgerHead& head) {
 Writer::~Writer() { Stop(); }
 
 void Writer::StartGroupCommit() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (threaded_ || stopping_) return;
   threaded_ = true;
   thread_ = std::thread([this] { Loop(); });
@@ -164,7 +164,7 @@ std::vector<Result<Json>> Writer::SubmitAll(std::vector<WriteFn> fns) {
   }
   bool queued = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     // A latched writer is also stopped once its owner drops it: the latch
     // is the reason a caller should hear.
     if (!latched_.ok()) return std::vector<Result<Json>>(fns.size(), Result<Json>(latched_));
@@ -174,12 +174,12 @@ std::vector<Result<Json>> Writer::SubmitAll(std::vector<WriteFn> fns) {
     }
     if (threaded_) {
       queue_.insert(queue_.end(), batch.begin(), batch.end());
-      cv_.notify_one();
+      cv_.Signal();
       queued = true;
     }
   }
   if (!queued) {
-    std::lock_guard<std::mutex> direct(direct_mu_);
+    MutexLock direct(&direct_mu_);
     RunBatch(batch);
   }
   std::vector<Result<Json>> results;
@@ -191,8 +191,8 @@ void Writer::Loop() {
   std::vector<Item*> batch;
   for (;;) {
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      MutexLock lock(&mu_);
+      while (!stopping_ && queue_.empty()) cv_.Wait(&mu_);
       if (queue_.empty()) return;  // stopping, nothing left in flight
       if (stopping_) {
         // Work that was queued but not started is refused, not half-done.
@@ -272,7 +272,7 @@ void Writer::RunBatch(std::vector<Item*>& batch) {
   bool checked = false;
   Status latched;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     checked = checked_;
     latched = latched_;
   }
@@ -280,7 +280,7 @@ void Writer::RunBatch(std::vector<Item*>& batch) {
   Status refused;
   bool acceptable = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     refused = refusal_;
     acceptable = refusal_acceptable_;
   }
@@ -320,7 +320,7 @@ void Writer::RunBatch(std::vector<Item*>& batch) {
   if (head && (refused.ok() || accepted)) WriteWitness(*head);
   if (accepted) CheckIntegrity();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     ++stats_.batches;
     stats_.items += static_cast<int64_t>(batch.size());
     stats_.largest_batch =
@@ -333,15 +333,15 @@ void Writer::RunBatch(std::vector<Item*>& batch) {
 
 void Writer::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   if (thread_.joinable()) thread_.join();
 }
 
 WriterStats Writer::stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return stats_;
 }
 

@@ -42,19 +42,18 @@
 #error "engine/ledger/ is above this target: link baton_engine_ledger (src/engine/README.md)"
 #endif
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <future>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 
 #include "engine/ledger/witness.h"
 #include "store/store.h"
 #include "util/json_util.h"
+#include "util/mutex.h"
 
 namespace baton {
 
@@ -138,22 +137,22 @@ class Writer {
   std::unique_ptr<Connection> conn_;
   const int max_batch_;
 
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Item*> queue_;   // GUARDED_BY(mu_)
-  bool stopping_ = false;     // GUARDED_BY(mu_)
-  bool threaded_ = false;     // GUARDED_BY(mu_)
-  WriterStats stats_;         // GUARDED_BY(mu_)
-  std::mutex direct_mu_;      // serialises direct-mode batches on conn_
+  mutable Mutex mu_;
+  CondVar cv_;
+  std::deque<Item*> queue_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
+  bool threaded_ GUARDED_BY(mu_) = false;
+  WriterStats stats_ GUARDED_BY(mu_);
+  Mutex direct_mu_;  // serialises direct-mode batches on conn_
   std::thread thread_;
 
   // "<store>.head", or "" for a store in memory.
   const std::string witness_path_;
-  std::vector<Witness> extra_witnesses_;  // GUARDED_BY(mu_)
-  Status refusal_;                        // GUARDED_BY(mu_)
-  bool refusal_acceptable_ = false;       // GUARDED_BY(mu_): accept-loss may pass
-  bool checked_ = false;                  // GUARDED_BY(mu_): the check has run
-  Status latched_;                        // GUARDED_BY(mu_): set once, never cleared
+  std::vector<Witness> extra_witnesses_ GUARDED_BY(mu_);
+  Status refusal_ GUARDED_BY(mu_);
+  bool refusal_acceptable_ GUARDED_BY(mu_) = false;  // accept-loss may pass
+  bool checked_ GUARDED_BY(mu_) = false;             // the check has run
+  Status latched_ GUARDED_BY(mu_);                   // set once, never cleared
   // The head last written to the witness file; used by the batch thread only.
   std::optional<LedgerHead> witnessed_;
   bool witness_warned_ = false;
