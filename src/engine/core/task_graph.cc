@@ -8,6 +8,7 @@
 #include "engine/core/core_services.h"
 #include "engine/core/engine_hooks.h"
 #include "engine/ledger/ledger.h"
+#include "store/tables/task_table.h"
 #include "util/clock.h"
 
 namespace baton {
@@ -454,44 +455,39 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
       return Json{{"claimed", false}, {"task", Json()}, {"lease", Json()}, {"reason", reason}};
     }
   }
-  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, id));
+  // The row is read once: the result is built from it and the UPDATE below.
+  ASSIGN_OR_RETURN(Task task, LoadTaskRow(ctx.txn, id));
   if (in.contains("project")) {
     ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
-    if (task["project_id"] != pid) {
+    if (task.project_id != pid) {
       return InvalidArgumentError("task: task " + id + " belongs to project " +
-                                  (task["project_id"].is_null() ? std::string("(none)")
-                                                                : Str(task, "project_id")) +
-                                  ", not " + pid);
+                                  task.project_id.value_or("(none)") + ", not " + pid);
     }
   }
   // The epoch column survives releases, so every new claim goes higher.
-  ASSIGN_OR_RETURN(std::vector<Row> stored,
-                   ctx.txn.Query("SELECT lease_epoch, lease_expires_at FROM tasks WHERE id = ?",
-                                 {SqlText(id)}));
-  const int64_t stored_epoch = stored[0].Int(0);
-  const std::string status = Str(task, "status");
-  const Json& lease = task["lease"];
-  const bool leased = status == kInProgress && lease.is_object();
-  const bool expired = leased && !stored[0].IsNull(1) && stored[0].Int(1) < ctx.now_ms;
-  const bool mine = leased && lease["owner"] == agent && !expired;
+  const int64_t stored_epoch = task.lease_epoch;
+  const std::string status = task.status;
+  const Json lease = TaskLeaseToJson(task);
+  const bool leased = status == kInProgress && task.lease.has_value();
+  const bool expired = leased && task.lease->expires_at_ms.has_value() &&
+                       *task.lease->expires_at_ms < ctx.now_ms;
+  const bool mine = leased && task.lease->owner == agent && !expired;
   if (leased && !expired && !mine) {
     return Status(StatusCode::kFailedPrecondition,
-                  "task " + id + " is held by " + lease["owner"].get<std::string>() +
-                      " (epoch " + std::to_string(stored_epoch) + ") until " +
+                  "task " + id + " is held by " + task.lease->owner + " (epoch " +
+                      std::to_string(stored_epoch) + ") until " +
                       (lease["expires_at"].is_string() ? lease["expires_at"].get<std::string>()
                                                        : std::string("it is released")),
                   Json{{"task", id}, {"lease", lease}});
   }
   if (!leased) {
     if (status != kReady) {
-      const std::string why = task["blocked_reason"].is_string()
-                                  ? " (" + Str(task, "blocked_reason") + ")"
-                                  : std::string();
+      const std::string why = task.blocked_reason ? " (" + *task.blocked_reason + ")" : "";
       return Status(StatusCode::kFailedPrecondition,
                     "task " + id + " is " + status + "; only ready tasks can be claimed" + why,
                     Json{{"task", id}, {"status", status}});
     }
-    ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(task, "machine")));
+    ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(task.machine));
     RETURN_IF_ERROR(
         machine->Check(status, kInProgress, ctx.transition()).WithPrefix("task " + id));
   }
@@ -511,8 +507,8 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
     return AbortedError("task " + id + " changed while being claimed; retry the claim");
   }
   std::string summary = id + " claimed by " + agent + " (epoch " + std::to_string(new_epoch) + ")";
-  if (expired) summary += ", taking over the expired lease of " + lease["owner"].get<std::string>();
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = Str(task, "run_id"),
+  if (expired) summary += ", taking over the expired lease of " + task.lease->owner;
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                                     .kind = "task.claimed",
                                     .summary = summary,
                                     .payload = {{"task_id", id},
@@ -522,8 +518,17 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
                                                 {"from", status},
                                                 {"previous_lease", lease}}})
                       .status());
-  ASSIGN_OR_RETURN(task, LoadTask(ctx.txn, id));
-  return Json{{"claimed", true}, {"task", task}, {"lease", LeaseOf(task)}};
+  // The row as the UPDATE left it.
+  task.status = kInProgress;
+  task.lease = TaskLease{.owner = agent, .expires_at_ms = expires};
+  task.lease_epoch = new_epoch;
+  task.attempts += mine ? 0 : 1;
+  task.blocked_reason.reset();
+  task.version += 1;
+  task.updated_at = ctx.now;
+  Json claimed = TaskToJson(task);
+  Json held = claimed["lease"];
+  return Json{{"claimed", true}, {"task", std::move(claimed)}, {"lease", std::move(held)}};
 }
 
 Result<Json> HeartbeatTask(OpContext& ctx, const Json& in) {

@@ -5,43 +5,11 @@
 #include "engine/ledger/ledger.h"
 #include "engine/core/task_graph.h"
 #include "model/profile.h"
+#include "store/tables/task_table.h"
 #include "util/clock.h"
 
 namespace baton {
 namespace {
-
-constexpr char kTaskColumns[] =
-    "id, run_id, project_id, parent_id, kind, key, title, body, machine, status, "
-    "priority, position, assignee, lease_owner, lease_epoch, lease_expires_at, "
-    "attempts, board_column, result, meta, version, created_at, updated_at, "
-    "trigger_rule, blocked_reason, board_id";
-
-Json NullOr(const Row& r, size_t i) { return RowTextOrNull(r, i); }
-Json ParseOr(const Row& r, size_t i, Json fallback) { return RowJsonOr(r, i, std::move(fallback)); }
-
-Json TaskRowToJson(const Row& r) {
-  Json lease = Json();
-  if (!r.IsNull(13)) {
-    lease = {{"owner", r.Str(13)},
-             {"epoch", r.Int(14)},
-             {"expires_at", r.IsNull(15) ? Json() : Json(FormatTime(r.Int(15)))}};
-  }
-  return Json{{"id", r.Str(0)},          {"run_id", NullOr(r, 1)},
-              {"project_id", NullOr(r, 2)}, {"parent_id", NullOr(r, 3)},
-              {"kind", r.Str(4)},         {"key", NullOr(r, 5)},
-              {"title", r.Str(6)},        {"body", r.Str(7)},
-              {"machine", r.Str(8)},      {"status", r.Str(9)},
-              {"priority", r.Int(10)},    {"position", r.Int(11)},
-              {"assignee", NullOr(r, 12)}, {"lease", lease},
-              {"attempts", r.Int(16)},    {"board_column", NullOr(r, 17)},
-              {"result", ParseOr(r, 18, Json())},
-              {"meta", ParseOr(r, 19, Json::object())},
-              {"version", r.Int(20)},     {"created_at", r.Str(21)},
-              {"updated_at", r.Str(22)},
-              {"trigger_rule", r.Str(23)},
-              {"blocked_reason", NullOr(r, 24)},
-              {"board_id", NullOr(r, 25)}};
-}
 
 // Picks the machine for a new task: explicit, else from the run's profile and
 // the task's kind, else baton.task.
@@ -76,21 +44,15 @@ Json RowJsonOr(const Row& r, size_t i, Json fallback) {
 }
 
 Result<Json> LoadTask(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query(std::string("SELECT ") + kTaskColumns + " FROM tasks WHERE id = ?",
-                             {SqlText(id)}));
-  if (rows.empty()) return NotFoundError("task: no task with id \"" + id + "\"");
-  return TaskRowToJson(rows[0]);
+  ASSIGN_OR_RETURN(Task task, LoadTaskRow(txn, id));
+  return TaskToJson(task);
 }
 
 Result<std::vector<Json>> LoadRunTasks(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query(std::string("SELECT ") + kTaskColumns +
-                                 " FROM tasks WHERE run_id = ? ORDER BY position, created_at, id",
-                             {SqlText(run_id)}));
+  ASSIGN_OR_RETURN(std::vector<Task> rows, LoadRunTaskRows(txn, run_id));
   std::vector<Json> tasks;
   tasks.reserve(rows.size());
-  for (const Row& r : rows) tasks.push_back(TaskRowToJson(r));
+  for (const Task& t : rows) tasks.push_back(TaskToJson(t));
   return tasks;
 }
 
@@ -189,26 +151,19 @@ Status AddDependencies(Txn& txn, Json& tasks) {
 }
 
 Result<Json> ListTasks(OpContext& ctx, const Json& in) {
-  std::string sql = std::string("SELECT ") + kTaskColumns + " FROM tasks WHERE 1 = 1";
-  std::vector<SqlValue> params;
+  TaskFilter filter{.limit = in.value("limit", 1000)};
   if (in.contains("project")) {
-    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
-    sql += " AND project_id = ?";
-    params.push_back(SqlText(pid));
+    ASSIGN_OR_RETURN(filter.project_id,
+                     ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
   }
-  for (auto [field, column] : {std::pair{"run", "run_id"}, {"status", "status"},
-                               {"kind", "kind"}, {"assignee", "assignee"},
-                               {"parent", "parent_id"}}) {
-    if (in.contains(field)) {
-      sql += std::string(" AND ") + column + " = ?";
-      params.push_back(SqlText(in[field].get<std::string>()));
-    }
+  for (auto [field, value] : {std::pair{"run", &filter.run_id}, {"status", &filter.status},
+                              {"kind", &filter.kind}, {"assignee", &filter.assignee},
+                              {"parent", &filter.parent_id}}) {
+    if (in.contains(field)) *value = in[field].get<std::string>();
   }
-  sql += " ORDER BY priority DESC, position, created_at, id LIMIT ?";
-  params.push_back(SqlInt(in.value("limit", 1000)));
-  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql, params));
+  ASSIGN_OR_RETURN(std::vector<Task> rows, ListTaskRows(ctx.txn, filter));
   Json list = Json::array();
-  for (const Row& r : rows) list.push_back(TaskRowToJson(r));
+  for (const Task& t : rows) list.push_back(TaskToJson(t));
   if (in.value("with_dependencies", false)) RETURN_IF_ERROR(AddDependencies(ctx.txn, list));
   return Json{{"tasks", list}};
 }

@@ -1,0 +1,100 @@
+#include "store/tables/task_table.h"
+
+#include <utility>
+
+namespace baton {
+namespace {
+
+std::optional<std::string> TextOrNone(const Row& r, size_t i) {
+  if (r.IsNull(i)) return std::nullopt;
+  return r.Str(i);
+}
+
+// Stored JSON is ours; NULL or text that does not parse reads as "fallback".
+Json JsonOr(const Row& r, size_t i, Json fallback) {
+  if (r.IsNull(i)) return fallback;
+  Json j = Json::parse(r.Str(i), nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? fallback : j;
+}
+
+Result<std::vector<Task>> QueryTasks(Txn& txn, const std::string& where, SqlParams params) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query(std::string("SELECT ") + kTaskColumns + " FROM tasks " + where,
+                             params));
+  std::vector<Task> tasks;
+  tasks.reserve(rows.size());
+  for (const Row& r : rows) tasks.push_back(TaskFromRow(r));
+  return tasks;
+}
+
+}  // namespace
+
+const char kTaskColumns[] =
+    "id, run_id, project_id, parent_id, kind, key, title, body, machine, status, "
+    "priority, position, assignee, lease_owner, lease_epoch, lease_expires_at, "
+    "attempts, board_column, result, meta, version, created_at, updated_at, "
+    "trigger_rule, blocked_reason, board_id";
+
+Task TaskFromRow(const Row& r) {
+  Task t;
+  t.id = r.Str(0);
+  t.run_id = TextOrNone(r, 1);
+  t.project_id = TextOrNone(r, 2);
+  t.parent_id = TextOrNone(r, 3);
+  t.kind = r.Str(4);
+  t.key = TextOrNone(r, 5);
+  t.title = r.Str(6);
+  t.body = r.Str(7);
+  t.machine = r.Str(8);
+  t.status = r.Str(9);
+  t.priority = r.Int(10);
+  t.position = r.Int(11);
+  t.assignee = TextOrNone(r, 12);
+  if (!r.IsNull(13)) {
+    t.lease = TaskLease{.owner = r.Str(13),
+                        .expires_at_ms = r.IsNull(15) ? std::nullopt
+                                                      : std::optional<int64_t>(r.Int(15))};
+  }
+  t.lease_epoch = r.Int(14);
+  t.attempts = r.Int(16);
+  t.board_column = TextOrNone(r, 17);
+  t.result = JsonOr(r, 18, Json());
+  t.meta = JsonOr(r, 19, Json::object());
+  t.version = r.Int(20);
+  t.created_at = r.Str(21);
+  t.updated_at = r.Str(22);
+  t.trigger_rule = r.Str(23);
+  t.blocked_reason = TextOrNone(r, 24);
+  t.board_id = TextOrNone(r, 25);
+  return t;
+}
+
+Result<Task> LoadTaskRow(Txn& txn, const std::string& id) {
+  const SqlValue params[] = {SqlText(id)};
+  ASSIGN_OR_RETURN(std::vector<Task> tasks, QueryTasks(txn, "WHERE id = ?", params));
+  if (tasks.empty()) return NotFoundError("task: no task with id \"" + id + "\"");
+  return std::move(tasks[0]);
+}
+
+Result<std::vector<Task>> LoadRunTaskRows(Txn& txn, const std::string& run_id) {
+  const SqlValue params[] = {SqlText(run_id)};
+  return QueryTasks(txn, "WHERE run_id = ? ORDER BY position, created_at, id", params);
+}
+
+Result<std::vector<Task>> ListTaskRows(Txn& txn, const TaskFilter& filter) {
+  std::string where = "WHERE 1 = 1";
+  std::vector<SqlValue> params;
+  for (const auto& [value, column] :
+       {std::pair{&filter.project_id, "project_id"}, {&filter.run_id, "run_id"},
+        {&filter.status, "status"}, {&filter.kind, "kind"}, {&filter.assignee, "assignee"},
+        {&filter.parent_id, "parent_id"}}) {
+    if (!value->has_value()) continue;
+    where += std::string(" AND ") + column + " = ?";
+    params.push_back(SqlText(**value));
+  }
+  where += " ORDER BY priority DESC, position, created_at, id LIMIT ?";
+  params.push_back(SqlInt(filter.limit));
+  return QueryTasks(txn, where, params);
+}
+
+}  // namespace baton

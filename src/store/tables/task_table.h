@@ -1,0 +1,46 @@
+// File: task_table.h
+//
+// The tasks table's reads, typed (model/task.h): the columns, a row as a
+// Task, one task by id, a run's tasks, and the filtered list task.list
+// shows. Portable SQL (? placeholders), so a second backend runs it as is.
+// The engine's writes to tasks move here table by table (issue 19).
+
+#ifndef BATON_SRC_STORE_TABLES_TASK_TABLE_H_
+#define BATON_SRC_STORE_TABLES_TASK_TABLE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/task.h"
+#include "store/store.h"
+
+namespace baton {
+
+// The columns TaskFromRow reads, in its order, for "SELECT <columns> FROM tasks".
+extern const char kTaskColumns[];
+
+Task TaskFromRow(const Row& row);
+
+// NotFound "task: no task with id ..." when there is none.
+Result<Task> LoadTaskRow(Txn& txn, const std::string& id);
+
+// Every task of a run, by position, then creation, then id.
+Result<std::vector<Task>> LoadRunTaskRows(Txn& txn, const std::string& run_id);
+
+// task.list: the tasks matching every filter that is set, by priority
+// (highest first), position, creation, id; at most "limit".
+struct TaskFilter {
+  std::optional<std::string> project_id;
+  std::optional<std::string> run_id;
+  std::optional<std::string> status;
+  std::optional<std::string> kind;
+  std::optional<std::string> assignee;
+  std::optional<std::string> parent_id;
+  int64_t limit = 1000;
+};
+Result<std::vector<Task>> ListTaskRows(Txn& txn, const TaskFilter& filter);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_STORE_TABLES_TASK_TABLE_H_
