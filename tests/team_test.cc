@@ -398,13 +398,20 @@ TEST_P(TeamTest, AnAbandonedReservationExpiresAndIsTakenOver) {
   fs::create_directories(tmp + "/.git");  // a clone cut short
   ExpectRefused("team.create_release", {{"name", "t"}, {"token", reservation["token"]}},
                 StatusCode::kPermissionDenied, Coordinator());
-  ExpectRefused("team.create_finish",
-                {{"name", "t"}, {"token", "tres-wrong"}, {"repo", origin_}, {"base_branch", "main"}},
+  ExpectRefused("team.create_finish", {{"name", "t"}, {"token", "tres-wrong"}},
                 StatusCode::kNotFound);
+  // The repository and branch are the reservation's, not the caller's.
   ExpectRefused("team.create_finish",
-                {{"name", "t"}, {"token", reservation["token"]}, {"repo", origin_},
-                 {"base_branch", "main"}},
+                {{"name", "t"}, {"token", reservation["token"]}, {"repo", dir_.File("x")}},
+                StatusCode::kInvalidArgument);
+  ExpectRefused("team.create_finish", {{"name", "t"}, {"token", reservation["token"]}},
                 StatusCode::kFailedPrecondition);  // no clone at the reserved path
+  // The name becomes a folder: the step checks it as team.create does.
+  for (const std::string& bad : {std::string("victim\0", 7), std::string("../out"),
+                                std::string("/etc/x")}) {
+    ExpectRefused("team.create_reserve", WithDefaults({{"name", bad}}),
+                  StatusCode::kInvalidArgument);
+  }
   ExpectRefused("team.create", WithDefaults({{"name", "t"}}), StatusCode::kAlreadyExists);
 
   time_.Advance(reservation["expires_ms"].get<int64_t>() - time_.NowMillis() + 1);

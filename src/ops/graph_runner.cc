@@ -439,7 +439,7 @@ Result<Json> ResumeGraph(OpRunner& runner, const Json& in) {
   const Json id = RunnerId(runner, used);
   // A gone runner's node processes end here, not inside the take-over's
   // transaction: ending one may take its 2 s grace.
-  const Json ended = EndInterruptedProcesses(run, in.value("force", false));
+  const Json ended = EndInterruptedProcesses(run, NodeNames(g.def));
   ASSIGN_OR_RETURN(Json taken, runner.CallAsSystem("graph.take_over",
                                                    {{"run", run_id},
                                                     {"runner", id},

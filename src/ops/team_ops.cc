@@ -4,6 +4,7 @@
 #include "engine/coord/teams.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
+#include "util/clock.h"
 
 namespace baton {
 namespace {
@@ -59,22 +60,30 @@ Json NameAndAgent(const char* agent_description) {
 }
 
 // team.create: reserve the name, clone with no transaction open, then record
-// the team — or release the name and remove what was made.
+// the team — or release the name and remove what was made. The token is
+// chosen here, so that a reservation whose commit is in doubt can still be
+// released.
 Result<Json> CreateTeamInSteps(OpRunner& runner, const Json& in) {
   const std::string name = in.at("name").get<std::string>();
-  RETURN_IF_ERROR(CheckTeamName(name));
-  ASSIGN_OR_RETURN(Json reservation, runner.Call("team.create_reserve", in));
-  const Json release = {{"name", name}, {"token", reservation["token"]}};
-  Result<Json> clone = CloneReservedTeam(reservation, in);
+  Json reserve = in;
+  reserve["token"] = NewId("tres");
+  const Json release = {{"name", name}, {"token", reserve["token"]}};
+  Result<Json> reservation = runner.Call("team.create_reserve", reserve);
+  if (!reservation.ok()) {
+    if (reservation.status().code() == StatusCode::kUnknown) {
+      (void)runner.Call("team.create_release", release);
+    }
+    return reservation.status();
+  }
+  RemoveAbandonedClone(*reservation);
+  Result<Json> clone = CloneReservedTeam(*reservation);
   if (!clone.ok()) {
     (void)runner.Call("team.create_release", release);
     return clone.status();
   }
   Json finish = in;
-  finish["token"] = reservation["token"];
-  finish["repo"] = (*clone)["repo"];
-  finish["base_branch"] = (*clone)["base_branch"];
-  finish.erase("worktree_root");
+  finish["token"] = reserve["token"];
+  for (const char* key : {"repo", "base_branch", "worktree_root"}) finish.erase(key);
   Result<Json> team = runner.Call("team.create_finish", finish);
   // An in-doubt commit may have recorded the team: its clone stays.
   if (!team.ok() && team.status().code() != StatusCode::kUnknown) {
@@ -84,22 +93,33 @@ Result<Json> CreateTeamInSteps(OpRunner& runner, const Json& in) {
   return team;
 }
 
-Json Token() { return s::String("the reservation's token (team.create_reserve)", 200); }
+Json Token() {
+  return s::String("the reservation's token (team.create_reserve makes one when none is given)",
+                   200);
+}
 
 Status AddCreateStepOps(Registry& r) {
   RETURN_IF_ERROR(r.Add({
       .name = "team.create_reserve",
       .summary = "Step 1 of team.create: check everything the store knows and reserve the name",
-      .input_schema = CreateIn(),
+      .input_schema =
+          [] {
+            Json in = CreateIn();
+            in["properties"]["token"] = Token();
+            return in;
+          }(),
       .output_schema = {{"type", "object"},
                         {"properties",
                          {{"name", s::Type("string")},
                           {"token", s::Type("string")},
-                          {"repo_path", s::Type("string")},
+                          {"repo", s::Type("string")},
+                          {"base_branch", s::Type("string")},
                           {"path", s::Type("string")},
                           {"tmp", s::Type("string")},
-                          {"expires_ms", s::Type("integer")}}},
-                        {"required", {"name", "token", "path", "tmp", "expires_ms"}}},
+                          {"expires_ms", s::Type("integer")},
+                          {"abandoned", s::Type("string")}}},
+                        {"required", {"name", "token", "repo", "base_branch", "path", "tmp",
+                                      "expires_ms", "abandoned"}}},
       .roles = {"coordinator", "human"},
       .mutating = true,
       .handler = ReserveTeam,
@@ -110,9 +130,11 @@ Status AddCreateStepOps(Registry& r) {
       .input_schema =
           [] {
             Json in = CreateIn();
-            in["properties"].erase("worktree_root");
+            for (const char* key : {"repo", "base_branch", "worktree_root"}) {
+              in["properties"].erase(key);
+            }
             in["properties"]["token"] = Token();
-            in["required"] = {"name", "repo", "token", "base_branch"};
+            in["required"] = {"name", "token"};
             return in;
           }(),
       .output_schema = TeamOut(),

@@ -398,10 +398,10 @@ Result<Json> LoadTeam(Txn& txn, const std::string& name) {
   return TeamRowToJson(rows[0]);
 }
 
-Status CheckTeamName(const std::string& name) { return CheckBranchName("name", name); }
-
 Result<Json> ReserveTeam(OpContext& ctx, const Json& in) {
   const std::string name = in.at("name").get<std::string>();
+  // Checked here too: the name becomes a folder under worktree_root.
+  RETURN_IF_ERROR(CheckBranchName("name", name));
   Result<Json> existing = LoadTeam(ctx.txn, name);
   if (existing.ok()) {
     return AlreadyExistsError("name: a team \"" + name + "\" already exists (" +
@@ -414,13 +414,13 @@ Result<Json> ReserveTeam(OpContext& ctx, const Json& in) {
                                  {SqlText(name)}));
   if (!held.empty() && held[0].Int(2) > ctx.now_ms) {
     return AlreadyExistsError("name: team \"" + name + "\" is being created by " + held[0].Str(0) +
-                              " (since " + held[0].Str(3) + "); choose another name");
+                              " (since " + held[0].Str(3) + ", until " +
+                              FormatTime(held[0].Int(2)) + " at the latest); choose another name");
   }
+  // A create that never finished (its process died during the clone) frees
+  // the name; the caller removes its half-made clone ("abandoned").
+  const std::string abandoned = held.empty() ? "" : held[0].Str(1);
   if (!held.empty()) {
-    // A create that never finished (its process died during the clone):
-    // its half-made clone goes, and the name is free again.
-    std::error_code ec;
-    fs::remove_all(held[0].Str(1), ec);
     RETURN_IF_ERROR(
         ctx.txn.Exec("DELETE FROM team_reservations WHERE name = ?", {SqlText(name)}).status());
   }
@@ -432,39 +432,52 @@ Result<Json> ReserveTeam(OpContext& ctx, const Json& in) {
     RETURN_IF_ERROR(
         LoadRun(ctx.txn, in["wish_run"].get<std::string>()).status().WithPrefix("wish_run"));
   }
-  // Both folders are scoped before git looks at either.
+  // Both folders are scoped before git looks at either. git's queries are
+  // quick and stay here; only the clone runs outside the transaction.
   ASSIGN_OR_RETURN(std::string repo_path, ctx.ScopedPath("repo", in.at("repo").get<std::string>()));
   ASSIGN_OR_RETURN(fs::path root, WorktreeRoot(ctx, in));
+  ASSIGN_OR_RETURN(std::string repo, ResolveRepo(repo_path));
+  ASSIGN_OR_RETURN(std::string base, ResolveBaseBranch(repo, in));
   const fs::path path = root / name;
   RETURN_IF_ERROR(CheckTarget(root, path));
-  Json reservation = {{"name", name},
-                      {"token", NewId("tres")},
-                      {"repo_path", repo_path},
-                      {"path", path.string()},
-                      {"tmp", path.string() + "." + NewId("tmp")},
-                      {"expires_ms", ctx.now_ms + kReservationMillis}};
+  const std::string token = in.contains("token") ? in["token"].get<std::string>() : NewId("tres");
+  const std::string tmp = path.string() + "." + NewId("tmp");
   RETURN_IF_ERROR(
       ctx.txn
-          .Exec("INSERT INTO team_reservations (name, token, actor, path, tmp, "
-                "expires_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                {SqlText(name), SqlText(Str(reservation, "token")), SqlText(ctx.actor.id),
-                 SqlText(path.string()), SqlText(Str(reservation, "tmp")),
+          .Exec("INSERT INTO team_reservations (name, token, actor, repo, base_branch, path, tmp, "
+                "expires_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                {SqlText(name), SqlText(token), SqlText(ctx.actor.id), SqlText(repo),
+                 SqlText(base), SqlText(path.string()), SqlText(tmp),
                  SqlInt(ctx.now_ms + kReservationMillis), SqlText(ctx.now)})
           .status());
-  return reservation;
+  return Json{{"name", name},       {"token", token}, {"repo", repo},
+              {"base_branch", base}, {"path", path.string()},
+              {"tmp", tmp},         {"expires_ms", ctx.now_ms + kReservationMillis},
+              {"abandoned", abandoned}};
 }
 
-Result<Json> CloneReservedTeam(const Json& reservation, const Json& in) {
-  ASSIGN_OR_RETURN(std::string repo, ResolveRepo(Str(reservation, "repo_path")));
-  ASSIGN_OR_RETURN(std::string base, ResolveBaseBranch(repo, in));
+Result<Json> CloneReservedTeam(const Json& reservation) {
   DiskUndo undo;
   ASSIGN_OR_RETURN(std::vector<Made> made,
-                   CloneTeam(repo, base, Str(reservation, "name"), Str(reservation, "path"),
+                   CloneTeam(Str(reservation, "repo"), Str(reservation, "base_branch"),
+                             Str(reservation, "name"), Str(reservation, "path"),
                              Str(reservation, "tmp"), undo));
   undo.Dismiss();
   Json listed = Json::array();
   for (const Made& m : made) listed.push_back({{"path", m.path.string()}, {"whole", m.whole}});
-  return Json{{"repo", repo}, {"base_branch", base}, {"made", listed}};
+  return Json{{"made", listed}};
+}
+
+void RemoveAbandonedClone(const Json& reservation) {
+  // Only what ReserveTeam names: "<path>.tmp-…" beside the new reservation's path.
+  const std::string tmp = Str(reservation, "abandoned");
+  const std::string path = Str(reservation, "path");
+  if (tmp.empty() || tmp.find('\0') != std::string::npos || !tmp.starts_with(path + ".tmp-") ||
+      tmp.find('/', path.size()) != std::string::npos) {
+    return;
+  }
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
 }
 
 void RemoveTeamClone(const Json& clone) {
@@ -477,12 +490,12 @@ void RemoveTeamClone(const Json& clone) {
 
 namespace {
 
-// The caller's own reservation of in.name, by in.token.
-Result<std::string> LoadReservation(OpContext& ctx, const Json& in) {
+// The caller's own reservation of in.name, by in.token: {repo, base_branch, path}.
+Result<Json> LoadReservation(OpContext& ctx, const Json& in) {
   const std::string name = in.at("name").get<std::string>();
   ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT actor, path FROM team_reservations WHERE name = ? AND "
-                                 "token = ?",
+                   ctx.txn.Query("SELECT actor, repo, base_branch, path FROM team_reservations "
+                                 "WHERE name = ? AND token = ?",
                                  {SqlText(name), SqlText(in.at("token").get<std::string>())}));
   if (rows.empty()) {
     return NotFoundError("token: no reservation of team \"" + name +
@@ -493,14 +506,18 @@ Result<std::string> LoadReservation(OpContext& ctx, const Json& in) {
     return PermissionDeniedError("token: the reservation of team \"" + name + "\" is " +
                                  rows[0].Str(0) + "'s (caller: " + ctx.actor.id + ")");
   }
-  return rows[0].Str(1);
+  return Json{{"repo", rows[0].Str(1)}, {"base_branch", rows[0].Str(2)}, {"path", rows[0].Str(3)}};
 }
 
 }  // namespace
 
 Result<Json> FinishTeamCreate(OpContext& ctx, const Json& in) {
   const std::string name = in.at("name").get<std::string>();
-  ASSIGN_OR_RETURN(const std::string path, LoadReservation(ctx, in));
+  ASSIGN_OR_RETURN(const Json reserved, LoadReservation(ctx, in));
+  // What the reservation resolved and cloned, never what the caller says.
+  const std::string path = Str(reserved, "path");
+  const std::string repo = Str(reserved, "repo");
+  const std::string base = Str(reserved, "base_branch");
   std::error_code ec;
   if (!fs::exists(fs::path(path) / ".git", ec)) {
     return FailedPreconditionError("token: the reserved clone " + path +
@@ -516,8 +533,6 @@ Result<Json> FinishTeamCreate(OpContext& ctx, const Json& in) {
     wish_run_id = in["wish_run"].get<std::string>();
     RETURN_IF_ERROR(LoadRun(ctx.txn, wish_run_id).status().WithPrefix("wish_run"));
   }
-  ASSIGN_OR_RETURN(std::string repo, ctx.ScopedPath("repo", in.at("repo").get<std::string>()));
-  const std::string base = in.at("base_branch").get<std::string>();
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(kTeamMachine));
   RETURN_IF_ERROR(
       ctx.txn.Exec("DELETE FROM team_reservations WHERE name = ?", {SqlText(name)}).status());

@@ -59,41 +59,46 @@
 
 namespace baton {
 
-// team.create, in steps, so that git never runs inside a write transaction
-// (every other writer would wait for it). ops/team_ops.cc composes them:
+// team.create, in steps, so that git's clone never runs inside a write
+// transaction (every other writer would wait for it). ops/team_ops.cc
+// composes them:
 //
-//   CheckTeamName(name)                     git check-ref-format; no store
-//   ReserveTeam(ctx, in)                    transaction 1: everything the
-//                                           store knows is checked, the
-//                                           target folder is free, the name
-//                                           is reserved → a reservation
-//   CloneReservedTeam(reservation, in)      git, no store: resolve the repo
-//                                           and base branch, clone, branch
-//   FinishTeamCreate(ctx, in + clone)       transaction 2: checked again,
-//                                           the team row, team.created
-//   ReleaseTeamReservation(ctx, in)         instead, when a step failed
+//   ReserveTeam(ctx, in)             transaction 1: the name (a valid branch
+//                                    name), members, project, wish run,
+//                                    folders, and git's quick queries: the
+//                                    repository's top folder and the base
+//                                    branch; the name is reserved
+//   CloneReservedTeam(reservation)   git clone and checkout -b, no store
+//   FinishTeamCreate(ctx, in)        transaction 2: checked again, the team
+//                                    row from the reservation, team.created
+//   ReleaseTeamReservation(ctx, in)  instead, when a step failed
 //
 // in (ReserveTeam): {name, repo, base_branch?, worktree_root?, leader?,
-// members?, project?, wish_run?}. A reservation lives in the table
-// team_reservations: {name, token, actor, path, tmp, expires_ms}. While it
-// holds, another create of the name is refused (AlreadyExists, naming who
-// creates it); once it expires (every git timeout and a minute after it was
-// made: its process died) the next create takes the name over and removes
-// the half-made clone in "tmp". A clone already renamed to "path" is left
-// alone: that create is refused because the folder exists.
-Status CheckTeamName(const std::string& name);
-// Returns {name, token, repo_path, path, tmp, expires_ms}.
+// members?, project?, wish_run?, token?}. A reservation lives in the table
+// team_reservations: {name, token, actor, repo, base_branch, path, tmp,
+// expires_ms}; finishing takes repo, base branch and folder from it, never
+// from its caller. While it holds, another create of the name is refused
+// (AlreadyExists, naming who creates it and until when); once it expires
+// (every git timeout and a minute after it was made: its process died) the
+// next reservation takes the name over and names the half-made clone in
+// "abandoned", which RemoveAbandonedClone removes after that commit. A clone
+// already renamed to "path" is left alone: that create is refused because
+// the folder exists.
+// Returns {name, token, repo, base_branch, path, tmp, expires_ms, abandoned}.
 Result<Json> ReserveTeam(OpContext& ctx, const Json& in);
-// Returns {repo, base_branch, made: [{path, whole}, oldest first]}: the
-// clone (whole) and the parent folders made for it. On failure everything it
-// made is gone again — parent folders only while empty, since concurrent
-// creates may share them.
-Result<Json> CloneReservedTeam(const Json& reservation, const Json& in);
+// Removes reservation.abandoned — only a "<path>.tmp-…" sibling of the
+// reserved path.
+void RemoveAbandonedClone(const Json& reservation);
+// Returns {made: [{path, whole}, oldest first]}: the clone (whole) and the
+// parent folders made for it. On failure everything it made is gone again —
+// parent folders only while empty, since concurrent creates may share them.
+Result<Json> CloneReservedTeam(const Json& reservation);
 // Removes what CloneReservedTeam made (when FinishTeamCreate was refused).
 void RemoveTeamClone(const Json& clone);
-// in: ReserveTeam's input with {token, repo, base_branch} from the clone.
-// Only the actor who reserved may finish or release (PermissionDenied);
-// NotFound once the reservation is gone. Returns the team.
+// in: {name, token, leader?, members?, project?, wish_run?}. Only the actor
+// who reserved may finish or release (PermissionDenied); NotFound once the
+// reservation is gone; FailedPrecondition when the reserved folder holds no
+// clone. Returns the team.
 Result<Json> FinishTeamCreate(OpContext& ctx, const Json& in);
 // in: {name, token}. Returns {released: true}.
 Result<Json> ReleaseTeamReservation(OpContext& ctx, const Json& in);

@@ -208,7 +208,7 @@ static Json EndNodeProcesses(Json& g, const Json& already) {
     const auto same = std::find_if(already.begin(), already.end(), [&](const Json& e) {
       return e.is_object() && e.value("pgid", int64_t{0}) == p.value("pgid", int64_t{0}) &&
              e.value("start", int64_t{-1}) == p.value("start", int64_t{-1}) &&
-             e.value("ended", Json()).is_string();
+             e.value("host", "") == HostName() && e.value("ended", Json()).is_string();
     });
     if (same != already.end()) {
       Json done = p;
@@ -282,12 +282,21 @@ Status BindStateMirror(OpContext& ctx, const std::string& run_id, const std::str
 
 }  // namespace graph_internal
 
-Json EndInterruptedProcesses(const Json& run, bool force) {
+Json EndInterruptedProcesses(const Json& run, const Json& nodes) {
   Json ended = Json::array();
   const Json g = run.value("meta", Json::object()).value("graph", Json::object());
   const Json runner = g.value("runner", Json());
-  if (run.value("status", "") != "running" || !runner.is_object() || g.value("cancelled", false) ||
-      (graph_internal::RunnerMayBeAlive(runner) && !force) ||
+  const std::string cursor = run.value("cursor", Json()).is_string()
+                                 ? run["cursor"].get<std::string>()
+                                 : std::string();
+  // Only what the take-over will certainly find interrupted: a running run
+  // whose runner is gone (a forced take-over of a live runner ends its
+  // processes inside the transaction, so that runner's late commit is
+  // refused), at a node the definition still has.
+  bool known = cursor == kGraphEnd;
+  for (const Json& n : nodes) known = known || n == cursor;
+  if (run.value("status", "") != "running" || !runner.is_object() ||
+      g.value("cancelled", false) || graph_internal::RunnerMayBeAlive(runner) || !known ||
       !g.value("processes", Json()).is_array()) {
     return ended;
   }

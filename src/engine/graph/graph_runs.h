@@ -60,10 +60,12 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in);
 // What a take-over of "run" (as run.show returns it) will find interrupted
 // is ended first, by the resume, with no transaction open: the process
 // groups the gone runner's current node started on this host
-// (EndProcessGroup: SIGTERM, up to 2 s, SIGKILL). Returns them, each with
-// "ended" saying what became of it; [] when the run's runner may be alive
-// (and not "force") or nothing was recorded.
-Json EndInterruptedProcesses(const Json& run, bool force);
+// (EndProcessGroup: SIGTERM, up to 2 s, SIGKILL). Only for a running run
+// whose runner is gone and whose current node is in "nodes" (the
+// definition's names), so that a take-over that will refuse ends nothing;
+// a forced take-over of a live runner ends them inside its transaction.
+// Returns them, each with "ended" saying what became of it, else [].
+Json EndInterruptedProcesses(const Json& run, const Json& nodes);
 
 // graph.node_process: the runner records, before a node's program starts,
 // the process group it runs in ({run, runner, node, seq, pgid, start}) in

@@ -365,6 +365,8 @@ CREATE TABLE team_reservations (
   name TEXT PRIMARY KEY,
   token TEXT NOT NULL,
   actor TEXT NOT NULL,
+  repo TEXT NOT NULL,
+  base_branch TEXT NOT NULL,
   path TEXT NOT NULL,
   tmp TEXT NOT NULL,
   expires_ms INTEGER NOT NULL,
