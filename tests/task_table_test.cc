@@ -1,7 +1,8 @@
-// The tasks table read as typed rows (store/tables/task_table.h): a claim
-// reads its task's row once and answers from that row and its own UPDATE —
-// what it answers is exactly what task.show reads back afterwards, for a
-// first claim, a renewal by the holder and a take-over of an expired lease.
+// The tasks table read as typed rows (store/tables/task_table.h): a claim or
+// a heartbeat reads its task's row once and answers from that row and its
+// own UPDATE — what it answers is exactly what task.show reads back
+// afterwards, for a first claim, a renewal by the holder, a take-over of an
+// expired lease and a heartbeat.
 
 #include <gtest/gtest.h>
 
@@ -132,6 +133,29 @@ TEST_F(TaskTableTest, AClaimReadsItsTaskOnceAndAnswersWhatItStored) {
   EXPECT_EQ(taken["lease"]["owner"], "bob");
   EXPECT_EQ(taken["lease"]["epoch"], 2);
   EXPECT_EQ(taken["task"]["attempts"], 2);
+
+  log_->Clear();
+  time_.Advance(1000);
+  const Json beat = testing::MustCall(*api_, "task.heartbeat",
+                                      {{"task", task_}, {"epoch", 2}, {"lease_ms", 90000}},
+                                      testing::Agent("bob"));
+  EXPECT_EQ(log_->Count("FROM tasks WHERE id = ?"), 1) << "the heartbeat read its task again";
+  const Json shown = testing::MustCall(*api_, "task.show", {{"id", task_}});
+  EXPECT_EQ(beat["task"], shown);
+  EXPECT_EQ(beat["lease"], shown["lease"]);
+  EXPECT_EQ(beat["task"]["version"], taken["task"]["version"].get<int64_t>() + 1);
+
+  // Completing, and completing again with the same epoch (a retry), answer
+  // the stored task; a stale epoch is refused naming the holder.
+  const Json done = testing::MustCall(*api_, "task.complete", {{"task", task_}, {"epoch", 2}},
+                                      testing::Agent("bob"));
+  EXPECT_EQ(done, testing::MustCall(*api_, "task.show", {{"id", task_}}));
+  EXPECT_EQ(testing::MustCall(*api_, "task.complete", {{"task", task_}, {"epoch", 2}},
+                              testing::Agent("bob")),
+            done);
+  Result<Json> stale =
+      api_->Call("task.complete", {{"task", task_}, {"epoch", 1}}, testing::Agent("ann"));
+  EXPECT_EQ(stale.status().code(), StatusCode::kAborted) << stale.status().ToString();
 }
 
 }  // namespace

@@ -80,27 +80,21 @@ Result<std::string> TargetFor(const OpContext& ctx, const Json& task, Outcome ou
                 Json{{"task", task["id"]}, {"status", from}});
 }
 
-Json LeaseOf(const Json& task) { return task["lease"]; }
-
 // Aborted unless "agent" holds the lease on "task" at "epoch".
-Status CheckLease(const Json& task, const std::string& agent, int64_t epoch) {
-  const Json& lease = task["lease"];
-  const std::string status = Str(task, "status");
-  const bool held = status == kInProgress && lease.is_object() && lease["owner"] == agent &&
-                    lease["epoch"] == epoch;
-  if (held) return Status();
-  std::string now = "the task is " + status;
-  if (lease.is_object() && status == kInProgress) {
-    now += ", held by " + lease["owner"].get<std::string>() + " at epoch " +
-           std::to_string(lease["epoch"].get<int64_t>());
+Status CheckLease(const Task& task, const std::string& agent, int64_t epoch) {
+  const bool leased = task.status == kInProgress && task.lease.has_value();
+  if (leased && task.lease->owner == agent && task.lease_epoch == epoch) return Status();
+  std::string now = "the task is " + task.status;
+  if (leased) {
+    now += ", held by " + task.lease->owner + " at epoch " + std::to_string(task.lease_epoch);
   }
   return Status(StatusCode::kAborted,
-                "task " + Str(task, "id") + ": the lease of " + agent + " at epoch " +
+                "task " + task.id + ": the lease of " + agent + " at epoch " +
                     std::to_string(epoch) + " is no longer valid (" + now +
                     "); stop work on it and claim another task",
-                Json{{"task", task["id"]},
-                     {"status", status},
-                     {"lease", lease},
+                Json{{"task", task.id},
+                     {"status", task.status},
+                     {"lease", TaskLeaseToJson(task)},
                      {"agent", agent},
                      {"presented_epoch", epoch}});
 }
@@ -116,9 +110,10 @@ Result<std::string> ActingAgent(const OpContext& ctx, const Json& in) {
   return agent;
 }
 
-Result<Json> LeasedTask(OpContext& ctx, const Json& in, std::string* agent) {
+// The task named in "in", leased by the acting agent at in.epoch.
+Result<Task> LeasedTask(OpContext& ctx, const Json& in, std::string* agent) {
   ASSIGN_OR_RETURN(*agent, ActingAgent(ctx, in));
-  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, in.at("task").get<std::string>()));
+  ASSIGN_OR_RETURN(Task task, LoadTaskRow(ctx.txn, in.at("task").get<std::string>()));
   RETURN_IF_ERROR(CheckLease(task, *agent, in.at("epoch").get<int64_t>()));
   return task;
 }
@@ -539,58 +534,61 @@ Result<Json> HeartbeatTask(OpContext& ctx, const Json& in) {
       lost.code() == StatusCode::kFailedPrecondition) {
     return lost;
   }
-  ASSIGN_OR_RETURN(Json task, LeasedTask(ctx, in, &agent));
+  ASSIGN_OR_RETURN(Task task, LeasedTask(ctx, in, &agent));
   RETURN_IF_ERROR(TouchAgent(ctx, agent));
-  const std::string id = Str(task, "id");
+  const std::string id = task.id;
   const int64_t expires = ctx.now_ms + in.value("lease_ms", kDefaultLeaseMillis);
   RETURN_IF_ERROR(ctx.txn
                       .Exec("UPDATE tasks SET lease_expires_at = ?, version = version + 1, "
                             "updated_at = ? WHERE id = ?",
                             {SqlInt(expires), SqlText(ctx.now), SqlText(id)})
                       .status());
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = Str(task, "run_id"),
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                                     .kind = "task.heartbeat",
                                     .summary = id + " lease renewed by " + agent + " until " +
                                                FormatTime(expires),
                                     .payload = {{"task_id", id},
                                                 {"agent", agent},
-                                                {"epoch", task["lease"]["epoch"]},
+                                                {"epoch", task.lease_epoch},
                                                 {"expires_at", FormatTime(expires)}}})
                       .status());
-  ASSIGN_OR_RETURN(task, LoadTask(ctx.txn, id));
-  return Json{{"task", task}, {"lease", LeaseOf(task)}};
+  // The row as the UPDATE left it.
+  task.lease->expires_at_ms = expires;
+  task.version += 1;
+  task.updated_at = ctx.now;
+  Json renewed = TaskToJson(task);
+  Json held = renewed["lease"];
+  return Json{{"task", std::move(renewed)}, {"lease", std::move(held)}};
 }
 
 namespace {
 
 // complete / fail / release: a fenced move out of in_progress that drops the lease.
 Result<Json> FinishLease(OpContext& ctx, const Json& in, Outcome outcome, const char* verb) {
+  std::string agent;
+  ASSIGN_OR_RETURN(agent, ActingAgent(ctx, in));
+  ASSIGN_OR_RETURN(Task task, LoadTaskRow(ctx.txn, in.at("task").get<std::string>()));
   // Completing twice is a retry, not a conflict (Genie #1214): the same
   // agent presenting the epoch it finished under gets the task back.
-  if (outcome == Outcome::kSuccess) {
-    ASSIGN_OR_RETURN(std::string agent, ActingAgent(ctx, in));
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     ctx.txn.Query("SELECT status, lease_owner, lease_epoch FROM tasks WHERE id = ?",
-                                   {SqlText(in.at("task").get<std::string>())}));
-    if (!rows.empty() && OutcomeOf(rows[0].Str(0)) == Outcome::kSuccess &&
-        !rows[0].IsNull(1) && rows[0].Str(1) == agent &&
-        rows[0].Int(2) == in.at("epoch").get<int64_t>()) {
-      return LoadTask(ctx.txn, in.at("task").get<std::string>());
-    }
+  if (outcome == Outcome::kSuccess && OutcomeOf(task.status) == Outcome::kSuccess &&
+      task.lease && task.lease->owner == agent &&
+      task.lease_epoch == in.at("epoch").get<int64_t>()) {
+    return TaskToJson(task);
   }
-  std::string agent;
-  ASSIGN_OR_RETURN(Json task, LeasedTask(ctx, in, &agent));
+  RETURN_IF_ERROR(CheckLease(task, agent, in.at("epoch").get<int64_t>()));
+  const Json as_json = TaskToJson(task);
   std::string to = kReady;
   if (outcome != Outcome::kPending) {
-    ASSIGN_OR_RETURN(to, TargetFor(ctx, task, outcome, verb));
+    ASSIGN_OR_RETURN(to, TargetFor(ctx, as_json, outcome, verb));
   }
   std::string reason = in.value("reason", "");
   reason = std::string(verb) + " by " + agent + (reason.empty() ? "" : ": " + reason);
   const SqlValue result = in.contains("result") ? SqlText(CanonicalJson(in["result"])) : SqlNull();
-  RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, to, reason, ", result = COALESCE(?, result)",
+  RETURN_IF_ERROR(ChangeTaskStatus(ctx, as_json, to, reason, ", result = COALESCE(?, result)",
                                    {result}));
   RETURN_IF_ERROR(TouchAgent(ctx, agent));
-  return LoadTask(ctx.txn, Str(task, "id"));
+  // Read again: a hook (a board's column) may have moved the task meanwhile.
+  return LoadTask(ctx.txn, task.id);
 }
 
 }  // namespace
