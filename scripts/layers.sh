@@ -5,7 +5,10 @@
 # docs/impl.md "Structure" quotes this output.
 #
 #   scripts/layers.sh           print the tables
-#   scripts/layers.sh --check   the same; exit 1 when an include points up
+#   scripts/layers.sh --check   the same; exit 1 when an include points up,
+#                               or src/ops/ holds SQL or runs a statement
+#                               (its reads and writes go through the engine
+#                               and src/store/tables/)
 #
 # grep, awk and wc only; well under a second.
 set -euo pipefail
@@ -45,6 +48,7 @@ done
 printf '%-20s %6d %7d %5d\n' total "$total_files" "$total_lines" "$total_sql"
 ops_sql=$(grep -hoE '"(SELECT|INSERT|UPDATE|DELETE|WITH) ' src/ops/*.cc | wc -l || true)
 printf '%-20s %6s %7s %5d\n' "src/ops (not a room)" "" "" "$ops_sql"
+ops_statements=$(grep -nE '\.(Query|QueryOne|Exec)\(' src/ops/*.cc || true)
 
 echo
 echo "includes between rooms (from -> to: include lines)"
@@ -63,4 +67,9 @@ while IFS=: read -r file _ inc; do
 done < <(grep -rnE '^#include "engine/' "$engine" --include='*.h' --include='*.cc')
 for arrow in "${!arrows[@]}"; do printf '  %-40s %3d\n' "$arrow" "${arrows[$arrow]}"; done | sort
 if [[ $bad -eq 0 ]]; then echo "none points up or sideways"; fi
+if [[ "$ops_sql" -ne 0 || -n "$ops_statements" ]]; then
+  echo "SQL in src/ops/: move it to the engine or src/store/tables/"
+  [[ -n "$ops_statements" ]] && echo "$ops_statements"
+  bad=1
+fi
 if [[ $check -eq 1 && $bad -ne 0 ]]; then exit 1; fi

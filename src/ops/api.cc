@@ -12,6 +12,7 @@
 #include "engine/ledger/witness.h"
 #include "model/json_schema.h"
 #include "util/atomic_file.h"
+#include "store/tables/idempotency_table.h"
 #include "util/clock.h"
 #include "util/scoped_path.h"
 #include "util/sha256.h"
@@ -183,16 +184,14 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
     std::string request_hash;
     if (!key.empty()) {
       request_hash = RequestHash(op, input);
-      ASSIGN_OR_RETURN(std::vector<Row> seen,
-                       txn.Query("SELECT op, request_hash, result FROM idempotency WHERE key = ?",
-                                 {SqlText(scoped)}));
-      if (!seen.empty()) {
-        if (seen[0].Str(0) != op.name || seen[0].Str(1) != request_hash) {
+      ASSIGN_OR_RETURN(std::optional<IdempotentCall> seen, FindIdempotentCall(txn, scoped));
+      if (seen) {
+        if (seen->op != op.name || seen->request_hash != request_hash) {
           return InvalidArgumentError(
               "idempotency_key: \"" + key + "\" was already used for a different request (" +
-              seen[0].Str(0) + "); use a new key for a new request");
+              seen->op + "); use a new key for a new request");
         }
-        return ParseJson(seen[0].Str(2), "stored result");
+        return ParseJson(seen->result, "stored result");
       }
     }
     // Agents without ceremony: the caller's first write registers it.
@@ -204,12 +203,12 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
       ASSIGN_OR_RETURN(mirrors, MirrorsOf(txn, {ctx.touched_runs.begin(), ctx.touched_runs.end()}));
     }
     if (!key.empty()) {
-      RETURN_IF_ERROR(txn.Exec("INSERT INTO idempotency (key, op, actor_id, request_hash, "
-                               "result, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                               {SqlText(scoped), SqlText(op.name), SqlText(actor.id),
-                                SqlText(request_hash), SqlText(CanonicalJson(result)),
-                                SqlText(ctx.now)})
-                          .status());
+      RETURN_IF_ERROR(InsertIdempotentCall(txn, {.key = scoped,
+                                                 .op = op.name,
+                                                 .actor_id = actor.id,
+                                                 .request_hash = request_hash,
+                                                 .result = CanonicalJson(result),
+                                                 .created_at = ctx.now}));
     }
     return result;
   });
@@ -272,10 +271,8 @@ Result<bool> Api::WriteMirror(Store& store, const MirrorTarget& m) {
     ASSIGN_OR_RETURN(std::unique_ptr<Txn> txn, conn->Begin(TxnMode::kRead));
     // The binding is read again in the same snapshot as the run: a path
     // unbound or bound to another run since the commit is not written.
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     (*txn).Query("SELECT run_id, format FROM mirrors WHERE path = ?",
-                                  {SqlText(m.path)}));
-    still_bound = !rows.empty() && rows[0].Str(0) == m.run_id && rows[0].Str(1) == m.format;
+    ASSIGN_OR_RETURN(std::optional<MirrorTarget> bound, FindMirror(*txn, m.path));
+    still_bound = bound && bound->run_id == m.run_id && bound->format == m.format;
     if (still_bound) out = RenderRun(*txn, m.run_id, m.format);
     // The head this mirror saw: rendered after the commit, never ahead of it.
     if (still_bound) head = LedgerHeadNow(*txn);
@@ -304,10 +301,8 @@ std::vector<Witness> Api::MirrorWitnesses(Store& store) {
   {
     Result<std::unique_ptr<Txn>> txn = (*conn)->Begin(TxnMode::kRead);
     if (txn.ok()) {
-      Result<std::vector<Row>> rows = (**txn).Query("SELECT path FROM mirrors", {});
-      if (rows.ok()) {
-        for (const Row& r : *rows) paths.push_back(r.Str(0));
-      }
+      Result<std::vector<std::string>> bound = MirrorPaths(**txn);
+      if (bound.ok()) paths = std::move(*bound);
     }
   }
   ReleaseReader(std::move(*conn));

@@ -7,6 +7,8 @@
 #include "engine/core/questions.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
+#include "store/tables/handoff_table.h"
+#include "store/tables/task_table.h"
 #include "util/clock.h"
 
 namespace baton {
@@ -132,16 +134,11 @@ Status CheckSubject(OpContext& ctx, const DecisionInput& d) {
   if (d.run_id.empty()) {
     return InvalidArgumentError("run: a decision on a " + d.subject_kind + " names its run");
   }
-  const bool handoff = d.subject_kind == "handoff";
-  std::vector<SqlValue> params = {SqlText(d.run_id)};
-  if (!handoff) params.push_back(SqlText(d.subject_kind));
-  params.push_back(SqlText(d.subject));
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query(handoff ? "SELECT 1 FROM handoffs WHERE run_id = ? AND id = ?"
-                                         : "SELECT 1 FROM tasks WHERE run_id = ? AND kind = ? "
-                                           "AND key = ?",
-                                 params));
-  if (rows.empty()) {
+  ASSIGN_OR_RETURN(const bool exists,
+                   d.subject_kind == "handoff"
+                       ? HandoffExists(ctx.txn, d.run_id, d.subject)
+                       : TaskKeyExists(ctx.txn, d.run_id, d.subject_kind, d.subject));
+  if (!exists) {
     return NotFoundError("subject: run " + d.run_id + " has no " + d.subject_kind + " \"" +
                          d.subject + "\"");
   }

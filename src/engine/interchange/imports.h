@@ -12,6 +12,7 @@
 #error "engine/interchange/ is above this target: link baton_engine_interchange (src/engine/README.md)"
 #endif
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,10 @@ struct MirrorTarget {
 
 // The mirrors bound to any of "run_ids".
 Result<std::vector<MirrorTarget>> MirrorsOf(Txn& txn, const std::vector<std::string>& run_ids);
+// The mirror bound at "path" (as stored: lexically normal), if any.
+Result<std::optional<MirrorTarget>> FindMirror(Txn& txn, const std::string& path);
+// Every bound path.
+Result<std::vector<std::string>> MirrorPaths(Txn& txn);
 
 }  // namespace baton
 

@@ -201,4 +201,21 @@ Result<std::vector<MirrorTarget>> MirrorsOf(Txn& txn, const std::vector<std::str
   return out;
 }
 
+Result<std::optional<MirrorTarget>> FindMirror(Txn& txn, const std::string& path) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, MirrorRow(txn, path));
+  if (rows.empty()) return std::optional<MirrorTarget>();
+  const Row& r = rows[0];
+  return std::optional<MirrorTarget>(MirrorTarget{.run_id = r.Str(1),
+                                                  .path = r.Str(0),
+                                                  .format = r.Str(2),
+                                                  .last_error = r.IsNull(3) ? "" : r.Str(3)});
+}
+
+Result<std::vector<std::string>> MirrorPaths(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query("SELECT path FROM mirrors ORDER BY path", {}));
+  std::vector<std::string> paths;
+  for (const Row& r : rows) paths.push_back(r.Str(0));
+  return paths;
+}
+
 }  // namespace baton

@@ -97,4 +97,12 @@ Result<std::vector<Task>> ListTaskRows(Txn& txn, const TaskFilter& filter) {
   return QueryTasks(txn, where, params);
 }
 
+Result<bool> TaskKeyExists(Txn& txn, const std::string& run_id, const std::string& kind,
+                           const std::string& key) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT 1 FROM tasks WHERE run_id = ? AND kind = ? AND key = ?",
+                             {SqlText(run_id), SqlText(kind), SqlText(key)}));
+  return !rows.empty();
+}
+
 }  // namespace baton

@@ -41,6 +41,10 @@ struct TaskFilter {
 };
 Result<std::vector<Task>> ListTaskRows(Txn& txn, const TaskFilter& filter);
 
+// Whether run "run_id" has a task of "kind" whose key is "key".
+Result<bool> TaskKeyExists(Txn& txn, const std::string& run_id, const std::string& kind,
+                           const std::string& key);
+
 }  // namespace baton
 
 #endif  // BATON_SRC_STORE_TABLES_TASK_TABLE_H_
