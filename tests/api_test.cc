@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 
+#include "backend_test.h"
 #include "test_util.h"
 
 namespace baton {
@@ -17,11 +18,10 @@ using testing::Human;
 using testing::LedgerLength;
 using testing::MustCall;
 
-class ApiTest : public ::testing::TestWithParam<std::string> {
+class ApiTest : public testing::BackendTest {
  protected:
   void SetUp() override {
-    const std::string location = GetParam() == "memory" ? ":memory:" : dir_.File("baton.db");
-    api_ = testing::OpenApi(location, /*group_commit=*/GetParam() == "file+group");
+    api_ = OpenBackend();
   }
 
   Json NewRun(const std::string& profile) {
@@ -40,7 +40,6 @@ class ApiTest : public ::testing::TestWithParam<std::string> {
     return testing::Refused(*api_, op, input, code, actor);
   }
 
-  testing::TempDir dir_;
   std::unique_ptr<Api> api_;
 };
 
@@ -261,10 +260,10 @@ TEST_P(ApiTest, ConcurrentWritersAllSucceed) {
 // writer_stats() may be asked from any thread, also while another thread's
 // first call opens the store (a data race ASan and TSan builds catch).
 TEST_P(ApiTest, WriterStatsMayBeReadWhileTheStoreOpens) {
-  const std::string location = GetParam() == "memory" ? ":memory:" : dir_.File("fresh.db");
+  const std::string location = Location("fresh.db");
   ApiOptions options;
   options.store.location = location;
-  options.group_commit = GetParam() == "file+group";
+  options.group_commit = GroupCommit();
   Result<std::unique_ptr<Api>> opened_api = Api::Open(options);  // the store opens on first call
   ASSERT_TRUE(opened_api.ok()) << opened_api.status().ToString();
   std::unique_ptr<Api> fresh = std::move(opened_api).value();
@@ -278,14 +277,7 @@ TEST_P(ApiTest, WriterStatsMayBeReadWhileTheStoreOpens) {
   EXPECT_GE(fresh->writer_stats().items, 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, ApiTest, ::testing::Values("memory", "file", "file+group"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name) {
-                             if (c == '+') c = '_';
-                           }
-                           return name;
-                         });
+BATON_INSTANTIATE_BACKENDS(ApiTest);
 
 }  // namespace
 }  // namespace baton

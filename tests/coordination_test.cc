@@ -6,6 +6,7 @@
 #include <chrono>
 #include <thread>
 
+#include "backend_test.h"
 #include "test_util.h"
 #include "util/json_util.h"
 
@@ -28,11 +29,10 @@ std::string WishFixture(const std::string& name) {
   return SharedDir() + "/fixtures/seeds/genie/wishes/" + name + "/input.md";
 }
 
-class CoordinationTest : public ::testing::TestWithParam<std::string> {
+class CoordinationTest : public testing::BackendTest {
  protected:
   void SetUp() override {
-    const std::string location = GetParam() == "memory" ? ":memory:" : dir_.File("baton.db");
-    api_ = testing::OpenApi(location, /*group_commit=*/GetParam() == "file+group", &time_);
+    api_ = OpenBackend(&time_);
     for (const char* id : {"coder", "reviewer"}) {
       MustCall(*api_, "agent.register", {{"id", id}, {"status", "idle"}}, Agent(id));
     }
@@ -64,7 +64,6 @@ class CoordinationTest : public ::testing::TestWithParam<std::string> {
     return testing::Refused(*api_, op, input, code, actor);
   }
 
-  testing::TempDir dir_;
   testing::FakeTime time_;
   std::unique_ptr<Api> api_;
 };
@@ -531,9 +530,8 @@ TEST_P(WishTest, ResetReturnsOnlyInProgressGroupsToReady) {
   EXPECT_EQ(MustCall(*api_, "wish.reset", {{"slug", "w"}})["reset"], Json::array({"1"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, CoordinationTest,
-                         ::testing::Values("memory", "file", "file+group"));
-INSTANTIATE_TEST_SUITE_P(Backends, WishTest, ::testing::Values("memory", "file", "file+group"));
+BATON_INSTANTIATE_BACKENDS(CoordinationTest);
+BATON_INSTANTIATE_BACKENDS(WishTest);
 
 }  // namespace
 }  // namespace baton

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "backend_test.h"
 #include "test_util.h"
 #include "util/clock.h"
 
@@ -42,11 +43,10 @@ Json Kinds(Api& api, const std::string& kind) {
   return MustCall(api, "ledger.events", {{"kind", kind}})["events"];
 }
 
-class MailTest : public ::testing::TestWithParam<std::string> {
+class MailTest : public testing::BackendTest {
  protected:
   void SetUp() override {
-    const std::string location = GetParam() == "memory" ? ":memory:" : dir_.File("baton.db");
-    api_ = testing::OpenApi(location, /*group_commit=*/GetParam() == "file+group");
+    api_ = OpenBackend();
     Register("coder", {{"role", "coder"}, {"team", "alpha"}});
     Register("coder2", {{"role", "coder"}, {"team", "alpha"}});
     Register("reviewer", {{"role", "reviewer"}, {"team", "beta"}});
@@ -89,7 +89,6 @@ class MailTest : public ::testing::TestWithParam<std::string> {
     return s;
   }
 
-  testing::TempDir dir_;
   std::unique_ptr<Api> api_;
 };
 
@@ -466,18 +465,8 @@ TEST_P(MailTest, ChatHistoryIsOldestFirstPerChannel) {
                 StatusCode::kPermissionDenied, Agent("coder"));
 }
 
-std::string BackendName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  for (char& c : name) {
-    if (c == '+') c = '_';
-  }
-  return name;
-}
-
-INSTANTIATE_TEST_SUITE_P(Backends, MailTest, ::testing::Values("memory", "file", "file+group"),
-                         BackendName);
-INSTANTIATE_TEST_SUITE_P(Backends, DeliveryTest, ::testing::Values("memory", "file", "file+group"),
-                         BackendName);
+BATON_INSTANTIATE_BACKENDS(MailTest);
+BATON_INSTANTIATE_BACKENDS(DeliveryTest);
 
 // Genie's C-MB-01: concurrent sends must all land.
 void ExpectTenConcurrentSendsLand(const std::function<Api&(int)>& api_for, Api& reader) {

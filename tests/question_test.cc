@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "engine/core/questions.h"
+#include "backend_test.h"
 #include "test_util.h"
 #include "util/sha256.h"
 
@@ -24,11 +25,10 @@ Json OneQuestion(const std::string& text, Json choices, bool multi = false) {
   return Json::array({{{"question", text}, {"choices", choices}, {"multiSelect", multi}}});
 }
 
-class QuestionTest : public ::testing::TestWithParam<std::string> {
+class QuestionTest : public testing::BackendTest {
  protected:
   void SetUp() override {
-    const std::string location = GetParam() == "memory" ? ":memory:" : dir_.File("baton.db");
-    api_ = testing::OpenApi(location, /*group_commit=*/GetParam() == "file+group");
+    api_ = OpenBackend();
   }
 
   std::string NewRun(const std::string& profile) {
@@ -47,7 +47,6 @@ class QuestionTest : public ::testing::TestWithParam<std::string> {
                     Coordinator());
   }
 
-  testing::TempDir dir_;
   std::unique_ptr<Api> api_;
 };
 
@@ -366,12 +365,7 @@ TEST_P(QuestionTest, ADecisionIsOneLedgerRow) {
                 StatusCode::kPermissionDenied, Agent("coder"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, QuestionTest, ::testing::Values("memory", "file", "file+group"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name) c = c == '+' ? '_' : c;
-                           return name;
-                         });
+BATON_INSTANTIATE_BACKENDS(QuestionTest);
 
 }  // namespace
 }  // namespace baton

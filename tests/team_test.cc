@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "backend_test.h"
 #include "test_util.h"
 #include "util/json_util.h"
 
@@ -65,11 +66,10 @@ std::string MakeOrigin(const std::string& dir) {
   return dir;
 }
 
-class TeamTest : public ::testing::TestWithParam<std::string> {
+class TeamTest : public testing::BackendTest {
  protected:
   void SetUp() override {
-    const std::string location = GetParam() == "memory" ? ":memory:" : dir_.File("baton.db");
-    api_ = testing::OpenApi(location, /*group_commit=*/GetParam() == "file+group", &time_);
+    api_ = OpenBackend(&time_);
     origin_ = MakeOrigin(dir_.File("origin"));
     root_ = dir_.File("clones");
     for (const char* id : {"ann", "bob", "cid"}) {
@@ -138,7 +138,6 @@ class TeamTest : public ::testing::TestWithParam<std::string> {
     if (!saved_path_.empty()) setenv("PATH", saved_path_.c_str(), 1);
   }
 
-  testing::TempDir dir_;
   testing::FakeTime time_;
   std::unique_ptr<Api> api_;
   std::string saved_path_;
@@ -423,7 +422,7 @@ TEST_P(TeamTest, AnAbandonedReservationExpiresAndIsTakenOver) {
                 StatusCode::kNotFound);
 }
 
-INSTANTIATE_TEST_SUITE_P(Stores, TeamTest, ::testing::Values("memory", "file", "file+group"));
+BATON_INSTANTIATE_BACKENDS(TeamTest);
 
 TEST(TeamStoreTest, ClonesGoBesideTheStoreFileByDefault) {
   testing::TempDir dir;
