@@ -1,8 +1,8 @@
 // File: agent_rows.h
 //
-// An agent's row as the rest of the core reads it: loading it, whether a
-// lost agent may act, and the touch that work on a lease gives its
-// heartbeat. Split from agents.cc so that the task graph (claims,
+// An agent's row as the rest of the core reads it: loading it (the SQL is
+// store/tables/agent_table.h's), whether a lost agent may act, and the
+// touch that work on a lease gives its heartbeat. Split from agents.cc so that the task graph (claims,
 // heartbeats, completions) and the agent registry (the reconciler releases
 // a lost agent's leases) depend on it and not on each other.
 
@@ -21,10 +21,6 @@
 namespace baton {
 
 inline constexpr char kLost[] = "lost";
-
-// The agents table's columns in the order AgentRowToJson reads them.
-extern const char kAgentColumns[];
-Json AgentRowToJson(const Row& r);
 
 // The agent as JSON; NotFound naming the id and how to register it.
 Result<Json> LoadAgent(Txn& txn, const std::string& id);

@@ -4,6 +4,7 @@
 #include "engine/core/core_services.h"
 #include "engine/ledger/ledger.h"
 #include "engine/core/task_graph.h"
+#include "store/tables/agent_table.h"
 #include "util/clock.h"
 
 namespace baton {
@@ -192,37 +193,28 @@ Result<Json> ShowAgent(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> ListAgents(OpContext& ctx, const Json& in) {
-  std::string sql = std::string("SELECT ") + kAgentColumns + " FROM agents WHERE 1 = 1";
-  std::vector<SqlValue> params;
-  for (const char* field : {"role", "team", "status"}) {
-    if (in.contains(field)) {
-      sql += std::string(" AND ") + field + " = ?";
-      params.push_back(SqlText(in[field].get<std::string>()));
-    }
+  AgentFilter filter;
+  for (auto [field, value] : {std::pair{"role", &filter.role}, {"team", &filter.team},
+                              {"status", &filter.status}}) {
+    if (in.contains(field)) *value = in[field].get<std::string>();
   }
   if (in.contains("project")) {
-    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
-    sql += " AND project_id = ?";
-    params.push_back(SqlText(pid));
+    ASSIGN_OR_RETURN(filter.project_id,
+                     ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
   }
-  sql += " ORDER BY id";
-  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql, params));
+  ASSIGN_OR_RETURN(std::vector<Agent> rows, ListAgentRows(ctx.txn, filter));
   Json list = Json::array();
-  for (const Row& r : rows) list.push_back(AgentRowToJson(r));
+  for (const Agent& a : rows) list.push_back(AgentToJson(a));
   return Json{{"agents", list}};
 }
 
 Result<Json> ReconcileAgents(OpContext& ctx, const Json& in) {
   const int64_t threshold = in.value("lost_after_ms", kDefaultLostAfterMillis);
   const int64_t cutoff = ctx.now_ms - threshold;
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query(std::string("SELECT ") + kAgentColumns +
-                                     " FROM agents WHERE status <> ? AND "
-                                     "COALESCE(last_heartbeat_ms, 0) < ? ORDER BY id",
-                                     {SqlText(kLost), SqlInt(cutoff)}));
+  ASSIGN_OR_RETURN(std::vector<Agent> silent, SilentAgentRows(ctx.txn, kLost, cutoff));
   Json lost = Json::array();
-  for (const Row& row : rows) {
-    Json agent = AgentRowToJson(row);
+  for (const Agent& row : silent) {
+    Json agent = AgentToJson(row);
     const std::string id = agent["id"].get<std::string>();
     ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(agent["machine"].get<std::string>()));
     // Only states that expect heartbeats can be lost (not done, suspended...).

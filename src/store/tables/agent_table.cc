@@ -1,0 +1,96 @@
+#include "store/tables/agent_table.h"
+
+#include <utility>
+
+namespace baton {
+namespace {
+
+std::optional<std::string> TextOrNone(const Row& r, size_t i) {
+  if (r.IsNull(i)) return std::nullopt;
+  return r.Str(i);
+}
+
+// Stored JSON is ours; NULL or text that does not parse reads as "fallback".
+Json JsonOr(const Row& r, size_t i, Json fallback) {
+  if (r.IsNull(i)) return fallback;
+  Json j = Json::parse(r.Str(i), nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? fallback : j;
+}
+
+Result<std::vector<Agent>> QueryAgents(Txn& txn, const std::string& where, SqlParams params) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query(std::string("SELECT ") + kAgentColumns + " FROM agents " + where,
+                             params));
+  std::vector<Agent> agents;
+  agents.reserve(rows.size());
+  for (const Row& r : rows) agents.push_back(AgentFromRow(r));
+  return agents;
+}
+
+}  // namespace
+
+const char kAgentColumns[] =
+    "id, role, kind, provider, model, team, project_id, machine, status, session_ids, "
+    "auto_resume, delivery_command, last_heartbeat_ms, meta, version, created_at, updated_at";
+
+Agent AgentFromRow(const Row& r) {
+  Agent a;
+  a.id = r.Str(0);
+  a.role = r.Str(1);
+  a.kind = r.Str(2);
+  a.provider = TextOrNone(r, 3);
+  a.model = TextOrNone(r, 4);
+  a.team = TextOrNone(r, 5);
+  a.project_id = TextOrNone(r, 6);
+  a.machine = r.Str(7);
+  a.status = r.Str(8);
+  a.session_ids = JsonOr(r, 9, Json::array());
+  a.auto_resume = r.Int(10) != 0;
+  a.delivery_command = TextOrNone(r, 11);
+  if (!r.IsNull(12)) a.last_heartbeat_ms = r.Int(12);
+  a.meta = JsonOr(r, 13, Json::object());
+  a.version = r.Int(14);
+  a.created_at = r.Str(15);
+  a.updated_at = r.Str(16);
+  return a;
+}
+
+Result<Agent> LoadAgentRow(Txn& txn, const std::string& id) {
+  const SqlValue params[] = {SqlText(id)};
+  ASSIGN_OR_RETURN(std::vector<Agent> agents, QueryAgents(txn, "WHERE id = ?", params));
+  if (agents.empty()) {
+    return Status(StatusCode::kNotFound,
+                  "agent: no agent \"" + id + "\" is registered (an agent is registered by "
+                  "its first call; the agent_list tool shows those that are)",
+                  Json{{"agent", id}});
+  }
+  return std::move(agents[0]);
+}
+
+Result<std::vector<Agent>> ListAgentRows(Txn& txn, const AgentFilter& filter) {
+  std::string where = "WHERE 1 = 1";
+  std::vector<SqlValue> params;
+  for (const auto& [value, column] :
+       {std::pair{&filter.role, "role"}, {&filter.team, "team"}, {&filter.status, "status"},
+        {&filter.project_id, "project_id"}}) {
+    if (!value->has_value()) continue;
+    where += std::string(" AND ") + column + " = ?";
+    params.push_back(SqlText(**value));
+  }
+  return QueryAgents(txn, where + " ORDER BY id", params);
+}
+
+Result<std::vector<Agent>> SilentAgentRows(Txn& txn, const std::string& lost_status,
+                                           int64_t cutoff_ms) {
+  const SqlValue params[] = {SqlText(lost_status), SqlInt(cutoff_ms)};
+  return QueryAgents(txn, "WHERE status <> ? AND COALESCE(last_heartbeat_ms, 0) < ? ORDER BY id",
+                     params);
+}
+
+Status TouchAgentRow(Txn& txn, const std::string& id, int64_t now_ms) {
+  return txn
+      .Exec("UPDATE agents SET last_heartbeat_ms = ? WHERE id = ?", {SqlInt(now_ms), SqlText(id)})
+      .status();
+}
+
+}  // namespace baton
