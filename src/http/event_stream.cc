@@ -4,13 +4,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <set>
 
 #include "mcp/change_feed.h"
+#include "util/mutex.h"
 
 namespace baton {
 namespace {
@@ -19,13 +18,13 @@ constexpr int64_t kReplayBatch = 200;
 
 struct Stream {
   std::string role;  // the caller's: streams are rationed by role
-  std::mutex mu;     // guards the fields below
-  std::condition_variable cv;
+  Mutex mu;
+  CondVar cv;
   // Events (summaries) in seq order; their bytes are bounded.
-  std::deque<std::pair<int64_t, Json>> queue;
-  size_t queued_bytes = 0;
-  bool overflow = false;  // the queue was dropped: the client gets a reset
-  bool closed = false;
+  std::deque<std::pair<int64_t, Json>> queue GUARDED_BY(mu);
+  size_t queued_bytes GUARDED_BY(mu) = 0;
+  bool overflow GUARDED_BY(mu) = false;  // the queue was dropped: the client gets a reset
+  bool closed GUARDED_BY(mu) = false;
 };
 
 std::string Frame(std::string_view event, const Json& data) {
@@ -74,15 +73,15 @@ struct EventStreams::Impl {
   EventStreamOptions options;
   mcp::ChangeFeed feed{api, /*with_payload=*/false};
 
-  std::mutex mu;  // guards the fields below
-  std::set<std::shared_ptr<Stream>> streams;
-  bool stopping = false;
+  Mutex mu;
+  std::set<std::shared_ptr<Stream>> streams GUARDED_BY(mu);
+  bool stopping GUARDED_BY(mu) = false;
 
   // Streams are a shared budget: the human's tabs may use all of it, every
   // other role together at most three quarters, so agents and scripts can
   // never lock the human's page out.
-  Status Take(const std::shared_ptr<Stream>& s) {
-    std::lock_guard<std::mutex> lock(mu);
+  Status Take(const std::shared_ptr<Stream>& s) EXCLUDES(mu) {
+    MutexLock lock(&mu);
     if (stopping) return UnavailableError("the server is stopping");
     const size_t others = static_cast<size_t>(std::count_if(
         streams.begin(), streams.end(), [](const auto& o) { return o->role != "human"; }));
@@ -96,8 +95,8 @@ struct EventStreams::Impl {
     streams.insert(s);
     return Status();
   }
-  void Give(const std::shared_ptr<Stream>& s) {
-    std::lock_guard<std::mutex> lock(mu);
+  void Give(const std::shared_ptr<Stream>& s) EXCLUDES(mu) {
+    MutexLock lock(&mu);
     streams.erase(s);
   }
 
@@ -145,16 +144,20 @@ struct EventStreams::Impl {
         ok = Replay(sink, &cursor, head);
       }
     }
-    std::unique_lock<std::mutex> lock(s->mu);
-    while (ok && !s->closed) {
-      s->cv.wait_for(lock, std::chrono::milliseconds(options.heartbeat_ms),
-                     [&] { return s->closed || s->overflow || !s->queue.empty(); });
-      if (s->closed) break;
+    while (ok) {
       std::deque<std::pair<int64_t, Json>> batch;
-      batch.swap(s->queue);
-      s->queued_bytes = 0;
-      const bool overflow = std::exchange(s->overflow, false);
-      lock.unlock();
+      bool overflow = false;
+      {
+        MutexLock lock(&s->mu);
+        const auto until =
+            std::chrono::steady_clock::now() + std::chrono::milliseconds(options.heartbeat_ms);
+        while (!s->closed && !s->overflow && s->queue.empty() && s->cv.WaitUntil(&s->mu, until)) {
+        }
+        if (s->closed) break;
+        batch.swap(s->queue);
+        s->queued_bytes = 0;
+        overflow = std::exchange(s->overflow, false);
+      }
       if (overflow) {
         // What the client missed is in the ledger: fill it in while it is
         // within the replay limit, else tell the page to re-read.
@@ -182,7 +185,6 @@ struct EventStreams::Impl {
         ok = ok && Write(sink, LedgerEventFrame(event));
         cursor = seq;
       }
-      lock.lock();
     }
   }
 };
@@ -209,7 +211,7 @@ void EventStreams::Handle(const httplib::Request& req, httplib::Response& res,
       [s, max_bytes](const Json& event) {
         // A summary's size: its text plus what every event carries.
         const size_t bytes = 256 + event["summary"].get_ref<const std::string&>().size();
-        std::lock_guard<std::mutex> lock(s->mu);
+        MutexLock lock(&s->mu);
         if (s->overflow) return;
         if (s->queued_bytes + bytes > max_bytes) {
           // A client this far behind is caught up from the ledger instead.
@@ -220,7 +222,7 @@ void EventStreams::Handle(const httplib::Request& req, httplib::Response& res,
           s->queued_bytes += bytes;
           s->queue.emplace_back(event["seq"].get<int64_t>(), event);
         }
-        s->cv.notify_all();
+        s->cv.SignalAll();
       },
       &head);
   res.status = 200;
@@ -245,14 +247,14 @@ void EventStreams::Handle(const httplib::Request& req, httplib::Response& res,
 void EventStreams::CloseAll() {
   std::set<std::shared_ptr<Stream>> streams;
   {
-    std::lock_guard<std::mutex> lock(impl_->mu);
+    MutexLock lock(&impl_->mu);
     impl_->stopping = true;
     streams = impl_->streams;
   }
   for (const auto& s : streams) {
-    std::lock_guard<std::mutex> lock(s->mu);
+    MutexLock lock(&s->mu);
     s->closed = true;
-    s->cv.notify_all();
+    s->cv.SignalAll();
   }
 }
 
