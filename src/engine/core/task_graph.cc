@@ -488,16 +488,15 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
   }
   const int64_t new_epoch = mine ? stored_epoch : stored_epoch + 1;
   const int64_t expires = ctx.now_ms + lease_ms;
-  ASSIGN_OR_RETURN(int64_t changed,
-                   ctx.txn.Exec("UPDATE tasks SET status = ?, lease_owner = ?, lease_epoch = ?, "
-                                "lease_expires_at = ?, "
-                                "attempts = attempts + ?, blocked_reason = NULL, "
-                                "version = version + 1, updated_at = ? "
-                                "WHERE id = ? AND status = ? AND lease_epoch = ?",
-                                {SqlText(kInProgress), SqlText(agent), SqlInt(new_epoch),
-                                 SqlInt(expires), SqlInt(mine ? 0 : 1),
-                                 SqlText(ctx.now), SqlText(id), SqlText(status),
-                                 SqlInt(stored_epoch)}));
+  ASSIGN_OR_RETURN(int64_t changed, ClaimTaskRow(ctx.txn, {.id = id,
+                                                          .from_status = status,
+                                                          .from_epoch = stored_epoch,
+                                                          .to_status = kInProgress,
+                                                          .owner = agent,
+                                                          .epoch = new_epoch,
+                                                          .expires_at_ms = expires,
+                                                          .new_attempt = !mine,
+                                                          .now = ctx.now}));
   if (changed != 1) {
     return AbortedError("task " + id + " changed while being claimed; retry the claim");
   }
@@ -538,11 +537,7 @@ Result<Json> HeartbeatTask(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(TouchAgent(ctx, agent));
   const std::string id = task.id;
   const int64_t expires = ctx.now_ms + in.value("lease_ms", kDefaultLeaseMillis);
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE tasks SET lease_expires_at = ?, version = version + 1, "
-                            "updated_at = ? WHERE id = ?",
-                            {SqlInt(expires), SqlText(ctx.now), SqlText(id)})
-                      .status());
+  RETURN_IF_ERROR(RenewTaskLease(ctx.txn, id, expires, ctx.now));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                                     .kind = "task.heartbeat",
                                     .summary = id + " lease renewed by " + agent + " until " +

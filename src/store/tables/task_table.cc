@@ -105,4 +105,23 @@ Result<bool> TaskKeyExists(Txn& txn, const std::string& run_id, const std::strin
   return !rows.empty();
 }
 
+Result<int64_t> ClaimTaskRow(Txn& txn, const TaskClaim& c) {
+  return txn.Exec(
+      "UPDATE tasks SET status = ?, lease_owner = ?, lease_epoch = ?, lease_expires_at = ?, "
+      "attempts = attempts + ?, blocked_reason = NULL, version = version + 1, updated_at = ? "
+      "WHERE id = ? AND status = ? AND lease_epoch = ?",
+      {SqlText(c.to_status), SqlText(c.owner), SqlInt(c.epoch), SqlInt(c.expires_at_ms),
+       SqlInt(c.new_attempt ? 1 : 0), SqlText(c.now), SqlText(c.id), SqlText(c.from_status),
+       SqlInt(c.from_epoch)});
+}
+
+Status RenewTaskLease(Txn& txn, const std::string& id, int64_t expires_at_ms,
+                      const std::string& now) {
+  return txn
+      .Exec("UPDATE tasks SET lease_expires_at = ?, version = version + 1, updated_at = ? "
+            "WHERE id = ?",
+            {SqlInt(expires_at_ms), SqlText(now), SqlText(id)})
+      .status();
+}
+
 }  // namespace baton
