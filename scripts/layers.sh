@@ -46,9 +46,13 @@ for room in $(tr ' ' '\n' < <(grep -v '^#' "$engine/ROOMS") | grep -v '^$'); do
   total_sql=$((total_sql + sql))
 done
 printf '%-20s %6d %7d %5d\n' total "$total_files" "$total_lines" "$total_sql"
-ops_sql=$(grep -hoE '"(SELECT|INSERT|UPDATE|DELETE|WITH) ' src/ops/*.cc | wc -l || true)
+# SQL in src/ops/, headers and raw strings included: a keyword opening a
+# string literal, whatever follows it.
+ops_sql=$(grep -rhoE --include='*.cc' --include='*.h' '"\(?(SELECT|INSERT|UPDATE|DELETE|WITH)\b' src/ops \
+          | wc -l || true)
 printf '%-20s %6s %7s %5d\n' "src/ops (not a room)" "" "" "$ops_sql"
-ops_statements=$(grep -nE '\.(Query|QueryOne|Exec)\(' src/ops/*.cc || true)
+ops_statements=$(grep -rnE --include='*.cc' --include='*.h' '(\.|->)(Query|QueryOne|Exec)\(' src/ops \
+                 || true)
 
 echo
 echo "includes between rooms (from -> to: include lines)"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "store/store_wrapper.h"
+#include "backend_test.h"
 #include "test_util.h"
 
 namespace baton {
@@ -76,11 +77,12 @@ class LoggingStore final : public StoreWrapper {
   std::shared_ptr<QueryLog> log_;
 };
 
-class TaskTableTest : public ::testing::Test {
+class TaskTableTest : public testing::BackendTest {
  protected:
   void SetUp() override {
     ApiOptions options;
-    options.store.location = dir_.File("baton.db");
+    options.store.location = Location();
+    options.group_commit = GroupCommit();
     options.validate_output = true;
     options.time = &time_;
     options.wrap_store = [log = log_](std::unique_ptr<Store> store) -> std::unique_ptr<Store> {
@@ -106,7 +108,6 @@ class TaskTableTest : public ::testing::Test {
     return claimed;
   }
 
-  testing::TempDir dir_;
   testing::FakeTime time_;
   std::shared_ptr<QueryLog> log_ = std::make_shared<QueryLog>();
   std::unique_ptr<Api> api_;
@@ -114,7 +115,7 @@ class TaskTableTest : public ::testing::Test {
   Json task_;
 };
 
-TEST_F(TaskTableTest, AClaimReadsItsTaskOnceAndAnswersWhatItStored) {
+TEST_P(TaskTableTest, AClaimReadsItsTaskOnceAndAnswersWhatItStored) {
   log_->Clear();
   const Json first = Claim("ann");
   // One read of the row by the claim (task.show's is counted apart).
@@ -157,6 +158,8 @@ TEST_F(TaskTableTest, AClaimReadsItsTaskOnceAndAnswersWhatItStored) {
       api_->Call("task.complete", {{"task", task_}, {"epoch", 1}}, testing::Agent("ann"));
   EXPECT_EQ(stale.status().code(), StatusCode::kAborted) << stale.status().ToString();
 }
+
+BATON_INSTANTIATE_BACKENDS(TaskTableTest);
 
 }  // namespace
 }  // namespace baton

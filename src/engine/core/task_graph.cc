@@ -488,20 +488,20 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
   }
   const int64_t new_epoch = mine ? stored_epoch : stored_epoch + 1;
   const int64_t expires = ctx.now_ms + lease_ms;
-  ASSIGN_OR_RETURN(int64_t changed, ClaimTaskRow(ctx.txn, {.id = id,
-                                                          .from_status = status,
-                                                          .from_epoch = stored_epoch,
-                                                          .to_status = kInProgress,
-                                                          .owner = agent,
-                                                          .epoch = new_epoch,
-                                                          .expires_at_ms = expires,
-                                                          .new_attempt = !mine,
-                                                          .now = ctx.now}));
-  if (changed != 1) {
+  // The previous holder, named in the event; the claim below rewrites the lease.
+  const std::string previous_owner = task.lease ? task.lease->owner : "";
+  ASSIGN_OR_RETURN(const bool claimed_row, ClaimTaskRow(ctx.txn, task,
+                                                        {.to_status = kInProgress,
+                                                         .owner = agent,
+                                                         .epoch = new_epoch,
+                                                         .expires_at_ms = expires,
+                                                         .new_attempt = !mine,
+                                                         .now = ctx.now}));
+  if (!claimed_row) {
     return AbortedError("task " + id + " changed while being claimed; retry the claim");
   }
   std::string summary = id + " claimed by " + agent + " (epoch " + std::to_string(new_epoch) + ")";
-  if (expired) summary += ", taking over the expired lease of " + task.lease->owner;
+  if (expired) summary += ", taking over the expired lease of " + previous_owner;
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                                     .kind = "task.claimed",
                                     .summary = summary,
@@ -512,14 +512,6 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
                                                 {"from", status},
                                                 {"previous_lease", lease}}})
                       .status());
-  // The row as the UPDATE left it.
-  task.status = kInProgress;
-  task.lease = TaskLease{.owner = agent, .expires_at_ms = expires};
-  task.lease_epoch = new_epoch;
-  task.attempts += mine ? 0 : 1;
-  task.blocked_reason.reset();
-  task.version += 1;
-  task.updated_at = ctx.now;
   Json claimed = TaskToJson(task);
   Json held = claimed["lease"];
   return Json{{"claimed", true}, {"task", std::move(claimed)}, {"lease", std::move(held)}};
@@ -537,7 +529,7 @@ Result<Json> HeartbeatTask(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(TouchAgent(ctx, agent));
   const std::string id = task.id;
   const int64_t expires = ctx.now_ms + in.value("lease_ms", kDefaultLeaseMillis);
-  RETURN_IF_ERROR(RenewTaskLease(ctx.txn, id, expires, ctx.now));
+  RETURN_IF_ERROR(RenewTaskLease(ctx.txn, task, expires, ctx.now));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                                     .kind = "task.heartbeat",
                                     .summary = id + " lease renewed by " + agent + " until " +
@@ -547,10 +539,6 @@ Result<Json> HeartbeatTask(OpContext& ctx, const Json& in) {
                                                 {"epoch", task.lease_epoch},
                                                 {"expires_at", FormatTime(expires)}}})
                       .status());
-  // The row as the UPDATE left it.
-  task.lease->expires_at_ms = expires;
-  task.version += 1;
-  task.updated_at = ctx.now;
   Json renewed = TaskToJson(task);
   Json held = renewed["lease"];
   return Json{{"task", std::move(renewed)}, {"lease", std::move(held)}};

@@ -105,23 +105,36 @@ Result<bool> TaskKeyExists(Txn& txn, const std::string& run_id, const std::strin
   return !rows.empty();
 }
 
-Result<int64_t> ClaimTaskRow(Txn& txn, const TaskClaim& c) {
-  return txn.Exec(
-      "UPDATE tasks SET status = ?, lease_owner = ?, lease_epoch = ?, lease_expires_at = ?, "
-      "attempts = attempts + ?, blocked_reason = NULL, version = version + 1, updated_at = ? "
-      "WHERE id = ? AND status = ? AND lease_epoch = ?",
-      {SqlText(c.to_status), SqlText(c.owner), SqlInt(c.epoch), SqlInt(c.expires_at_ms),
-       SqlInt(c.new_attempt ? 1 : 0), SqlText(c.now), SqlText(c.id), SqlText(c.from_status),
-       SqlInt(c.from_epoch)});
+Result<bool> ClaimTaskRow(Txn& txn, Task& task, const TaskClaim& c) {
+  ASSIGN_OR_RETURN(
+      int64_t changed,
+      txn.Exec("UPDATE tasks SET status = ?, lease_owner = ?, lease_epoch = ?, "
+               "lease_expires_at = ?, attempts = attempts + ?, blocked_reason = NULL, "
+               "version = version + 1, updated_at = ? "
+               "WHERE id = ? AND status = ? AND lease_epoch = ?",
+               {SqlText(c.to_status), SqlText(c.owner), SqlInt(c.epoch), SqlInt(c.expires_at_ms),
+                SqlInt(c.new_attempt ? 1 : 0), SqlText(c.now), SqlText(task.id),
+                SqlText(task.status), SqlInt(task.lease_epoch)}));
+  if (changed != 1) return false;
+  task.status = c.to_status;
+  task.lease = TaskLease{.owner = c.owner, .expires_at_ms = c.expires_at_ms};
+  task.lease_epoch = c.epoch;
+  task.attempts += c.new_attempt ? 1 : 0;
+  task.blocked_reason.reset();
+  task.version += 1;
+  task.updated_at = c.now;
+  return true;
 }
 
-Status RenewTaskLease(Txn& txn, const std::string& id, int64_t expires_at_ms,
-                      const std::string& now) {
-  return txn
-      .Exec("UPDATE tasks SET lease_expires_at = ?, version = version + 1, updated_at = ? "
-            "WHERE id = ?",
-            {SqlInt(expires_at_ms), SqlText(now), SqlText(id)})
-      .status();
+Status RenewTaskLease(Txn& txn, Task& task, int64_t expires_at_ms, const std::string& now) {
+  RETURN_IF_ERROR(txn.Exec("UPDATE tasks SET lease_expires_at = ?, version = version + 1, "
+                           "updated_at = ? WHERE id = ?",
+                           {SqlInt(expires_at_ms), SqlText(now), SqlText(task.id)})
+                      .status());
+  if (task.lease) task.lease->expires_at_ms = expires_at_ms;
+  task.version += 1;
+  task.updated_at = now;
+  return Status();
 }
 
 }  // namespace baton

@@ -41,15 +41,13 @@ struct TaskFilter {
 };
 Result<std::vector<Task>> ListTaskRows(Txn& txn, const TaskFilter& filter);
 
-// A claim's UPDATE, made only while the row is still in "from_status" at
-// "from_epoch" (otherwise another claim moved it): the lease goes to
-// "owner" at "epoch" until "expires_at_ms", a new attempt is counted when
-// "new_attempt", the blocked reason is cleared. Returns the rows changed, 0
-// or 1.
+// A claim's UPDATE of "task" (as loaded), made only while the row is still
+// in its loaded status at its loaded epoch (otherwise another claim moved
+// it: false, and "task" is unchanged). The lease goes to "owner" at "epoch"
+// until "expires_at_ms", a new attempt is counted when "new_attempt", the
+// blocked reason is cleared; on success "task" is the row as the UPDATE
+// left it, so the caller answers without reading it again.
 struct TaskClaim {
-  std::string id;
-  std::string from_status;
-  int64_t from_epoch = 0;
   std::string to_status;
   std::string owner;
   int64_t epoch = 0;
@@ -57,11 +55,11 @@ struct TaskClaim {
   bool new_attempt = false;
   std::string now;  // updated_at
 };
-Result<int64_t> ClaimTaskRow(Txn& txn, const TaskClaim& claim);
+Result<bool> ClaimTaskRow(Txn& txn, Task& task, const TaskClaim& claim);
 
-// A heartbeat's UPDATE: the lease of task "id" now ends at "expires_at_ms".
-Status RenewTaskLease(Txn& txn, const std::string& id, int64_t expires_at_ms,
-                      const std::string& now);
+// A heartbeat's UPDATE: the lease of "task" (which has one) now ends at
+// "expires_at_ms"; "task" becomes the row as the UPDATE left it.
+Status RenewTaskLease(Txn& txn, Task& task, int64_t expires_at_ms, const std::string& now);
 
 // Whether run "run_id" has a task of "kind" whose key is "key".
 Result<bool> TaskKeyExists(Txn& txn, const std::string& run_id, const std::string& kind,
