@@ -353,7 +353,7 @@ TEST_P(TeamTest, DisbandReturnsTheTeamsWorkToReadyInOneGo) {
 TEST_P(TeamTest, OtherWritersGoOnWhileGitClones) {
   const std::string held = HoldClonesUntilGo();
   Sh("touch " + Q(held + "/hold"));
-  Result<Json> team = Status();
+  Result<Json> team = InternalError("the create has not run");
   std::thread create([&] { team = Create({{"name", "slow"}, {"members", {"ann"}}}); });
   ASSERT_TRUE(testing::Eventually([&] { return fs::exists(held + "/cloning"); }));
 
@@ -374,7 +374,7 @@ TEST_P(TeamTest, OtherWritersGoOnWhileGitClones) {
 TEST_P(TeamTest, ACreateRefusedAfterItsCloneRemovesTheCloneAndFreesTheName) {
   const std::string held = HoldClonesUntilGo();
   Sh("touch " + Q(held + "/hold"));
-  Result<Json> first = Status();
+  Result<Json> first = InternalError("the create has not run");
   std::thread create([&] { first = Create({{"name", "first"}, {"members", {"ann"}}}); });
   ASSERT_TRUE(testing::Eventually([&] { return fs::exists(held + "/cloning"); }));
   ASSERT_TRUE(Create({{"name", "second"}, {"members", {"ann"}}}).ok());
