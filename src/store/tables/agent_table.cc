@@ -2,20 +2,10 @@
 
 #include <utility>
 
+#include "store/tables/row_values.h"
+
 namespace baton {
 namespace {
-
-std::optional<std::string> TextOrNone(const Row& r, size_t i) {
-  if (r.IsNull(i)) return std::nullopt;
-  return r.Str(i);
-}
-
-// Stored JSON is ours; NULL or text that does not parse reads as "fallback".
-Json JsonOr(const Row& r, size_t i, Json fallback) {
-  if (r.IsNull(i)) return fallback;
-  Json j = Json::parse(r.Str(i), nullptr, /*allow_exceptions=*/false);
-  return j.is_discarded() ? fallback : j;
-}
 
 Result<std::vector<Agent>> QueryAgents(Txn& txn, const std::string& where, SqlParams params) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
