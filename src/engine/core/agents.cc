@@ -5,6 +5,7 @@
 #include "engine/ledger/ledger.h"
 #include "engine/core/task_graph.h"
 #include "store/tables/agent_table.h"
+#include "store/tables/task_table.h"
 #include "util/clock.h"
 
 namespace baton {
@@ -13,20 +14,20 @@ namespace {
 constexpr char kAgentMachine[] = "genie.agent";
 constexpr int64_t kDefaultLostAfterMillis = 300000;  // Genie's orphan reconcile: 5 min
 
-// The fields agent.register may set, as column -> value; absent fields are
-// left out so re-registering keeps what was there.
-std::vector<std::pair<std::string, SqlValue>> RegisterFields(OpContext& ctx, const Json& in,
-                                                             const std::string& project_id) {
-  std::vector<std::pair<std::string, SqlValue>> fields;
-  for (const char* key : {"role", "kind", "provider", "model", "team", "delivery_command"}) {
-    if (in.contains(key)) fields.emplace_back(key, SqlText(in[key].get<std::string>()));
+// The fields agent.register may set; absent fields are left out so
+// re-registering keeps what was there. The caller sets the session ids.
+AgentRegistration RegisterFields(OpContext& ctx, const Json& in, const std::string& project_id) {
+  AgentRegistration fields;
+  for (auto [key, value] :
+       {std::pair{"role", &fields.role}, {"kind", &fields.kind}, {"provider", &fields.provider},
+        {"model", &fields.model}, {"team", &fields.team},
+        {"delivery_command", &fields.delivery_command}}) {
+    if (in.contains(key)) *value = in[key].get<std::string>();
   }
-  if (!project_id.empty()) fields.emplace_back("project_id", SqlText(project_id));
-  if (in.contains("auto_resume")) {
-    fields.emplace_back("auto_resume", SqlInt(in["auto_resume"].get<bool>() ? 1 : 0));
-  }
-  if (in.contains("meta")) fields.emplace_back("meta", SqlText(CanonicalJson(in["meta"])));
-  fields.emplace_back("last_heartbeat_ms", SqlInt(ctx.now_ms));
+  if (!project_id.empty()) fields.project_id = project_id;
+  if (in.contains("auto_resume")) fields.auto_resume = in["auto_resume"].get<bool>();
+  if (in.contains("meta")) fields.meta = in["meta"];
+  fields.last_heartbeat_ms = ctx.now_ms;
   return fields;
 }
 
@@ -50,11 +51,7 @@ Status MoveAgent(OpContext& ctx, const Json& agent, const std::string& to,
   if (from == to) return Status();
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(agent["machine"].get<std::string>()));
   RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()).WithPrefix("agent " + id));
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE agents SET status = ?, version = version + 1, "
-                            "updated_at = ? WHERE id = ?",
-                            {SqlText(to), SqlText(ctx.now), SqlText(id)})
-                      .status());
+  RETURN_IF_ERROR(UpdateAgentStatusRow(ctx.txn, id, to, ctx.now));
   return AppendEvent(ctx, {.kind = kind,
                            .summary = "agent " + id + ": " + from + " -> " + to +
                                       (reason.empty() ? "" : ": " + reason),
@@ -87,41 +84,21 @@ Result<Json> RegisterAgent(OpContext& ctx, const Json& in) {
   if (in.contains("project")) {
     ASSIGN_OR_RETURN(project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
   }
-  auto fields = RegisterFields(ctx, in, project_id);
+  AgentRegistration fields = RegisterFields(ctx, in, project_id);
   Result<Json> existing = LoadAgent(ctx.txn, id);
   if (existing.ok()) {
     RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, (*existing)["version"].get<int64_t>()));
-    fields.emplace_back("session_ids",
-                        SqlText(CanonicalJson(MergeSessionIds((*existing)["session_ids"], in))));
-    std::string sql = "UPDATE agents SET version = version + 1, updated_at = ?";
-    std::vector<SqlValue> params = {SqlText(ctx.now)};
-    for (auto& [column, value] : fields) {
-      sql += ", " + column + " = ?";
-      params.push_back(std::move(value));
-    }
-    sql += " WHERE id = ?";
-    params.push_back(SqlText(id));
-    RETURN_IF_ERROR(ctx.txn.Exec(sql, params).status());
+    fields.session_ids = MergeSessionIds((*existing)["session_ids"], in);
+    RETURN_IF_ERROR(UpdateAgentRegistration(ctx.txn, id, fields, ctx.now));
     RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "agent.registered",
                                       .summary = "agent " + id + " registered again",
                                       .payload = {{"agent", id}, {"input", in}}})
                         .status());
   } else if (existing.status().code() == StatusCode::kNotFound) {
     ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(kAgentMachine));
-    fields.emplace_back("session_ids", SqlText(CanonicalJson(MergeSessionIds(Json::array(), in))));
-    std::string columns = "id, machine, status, version, created_at, updated_at";
-    std::string marks = "?, ?, ?, 1, ?, ?";
-    std::vector<SqlValue> params = {SqlText(id), SqlText(kAgentMachine),
-                                    SqlText(machine->initial()), SqlText(ctx.now),
-                                    SqlText(ctx.now)};
-    for (auto& [column, value] : fields) {
-      columns += ", " + column;
-      marks += ", ?";
-      params.push_back(std::move(value));
-    }
+    fields.session_ids = MergeSessionIds(Json::array(), in);
     RETURN_IF_ERROR(
-        ctx.txn.Exec("INSERT INTO agents (" + columns + ") VALUES (" + marks + ")", params)
-            .status());
+        InsertAgentRow(ctx.txn, id, kAgentMachine, machine->initial(), fields, ctx.now));
     RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "agent.registered",
                                       .summary = "agent " + id + " registered as " +
                                                  in.value("role", std::string("agent")),
@@ -141,9 +118,8 @@ Result<Json> RegisterAgent(OpContext& ctx, const Json& in) {
 }
 
 Status RegisterOnFirstCall(OpContext& ctx) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query("SELECT 1 FROM agents WHERE id = ?",
-                                                        {SqlText(ctx.actor.id)}));
-  if (!rows.empty()) return Status();
+  ASSIGN_OR_RETURN(const bool registered, AgentExists(ctx.txn, ctx.actor.id));
+  if (registered) return Status();
   return RegisterAgent(ctx, Json{{"id", ctx.actor.id}, {"role", ctx.actor.role}}).status();
 }
 
@@ -153,11 +129,7 @@ Result<Json> AgentHeartbeat(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
   RETURN_IF_ERROR(CheckNotLostAgent(agent, "heartbeat"));
   RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, agent["version"].get<int64_t>()));
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE agents SET last_heartbeat_ms = ?, version = version + 1, "
-                            "updated_at = ? WHERE id = ?",
-                            {SqlInt(ctx.now_ms), SqlText(ctx.now), SqlText(id)})
-                      .status());
+  RETURN_IF_ERROR(RecordAgentHeartbeat(ctx.txn, id, ctx.now_ms, ctx.now));
   std::string to = in.value("status", "");
   if (to == agent["status"]) to.clear();  // no change of status: a plain heartbeat
   if (!to.empty()) {
@@ -234,13 +206,9 @@ Result<Json> ReconcileAgents(OpContext& ctx, const Json& in) {
   }
   // Agents already lost hold nothing either: leases they took while lost
   // (before claims were refused to them) go back too.
-  ASSIGN_OR_RETURN(std::vector<Row> holders,
-                   ctx.txn.Query("SELECT DISTINCT t.lease_owner FROM tasks t JOIN agents a ON "
-                                 "a.id = t.lease_owner WHERE a.status = ? AND t.status = ? "
-                                 "AND t.lease_owner IS NOT NULL ORDER BY t.lease_owner",
-                                 {SqlText(kLost), SqlText("in_progress")}));
-  for (const Row& row : holders) {
-    const std::string id = row.Str(0);
+  ASSIGN_OR_RETURN(std::vector<std::string> holders,
+                   LeaseOwnersInStatus(ctx.txn, kLost, "in_progress"));
+  for (const std::string& id : holders) {
     ASSIGN_OR_RETURN(std::vector<std::string> released,
                      ReleaseLeasesOf(ctx, id, "agent " + id + " is lost"));
     if (released.empty()) continue;
@@ -268,14 +236,11 @@ Result<Json> ResumeDecision(OpContext& ctx, const Json& in) {
   // nothing to resume. A permanent agent is resumed regardless.
   const bool permanent = agent["kind"] == "permanent";
   if (!permanent) {
-    ASSIGN_OR_RETURN(std::vector<Row> open,
-                     ctx.txn.Query("SELECT id, status FROM tasks WHERE (lease_owner = ? OR "
-                                   "assignee = ?) ORDER BY updated_at DESC",
-                                   {SqlText(id), SqlText(id)}));
+    ASSIGN_OR_RETURN(std::vector<TaskIdStatus> held, TasksHeldOrAssigned(ctx.txn, id));
     std::string open_task;
-    for (const Row& r : open) {
-      if (OutcomeOf(r.Str(1)) == Outcome::kPending) {
-        open_task = r.Str(0);
+    for (const TaskIdStatus& t : held) {
+      if (OutcomeOf(t.status) == Outcome::kPending) {
+        open_task = t.id;
         break;
       }
     }

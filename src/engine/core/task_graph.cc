@@ -8,6 +8,7 @@
 #include "engine/core/core_services.h"
 #include "engine/core/engine_hooks.h"
 #include "engine/ledger/ledger.h"
+#include "store/tables/task_dep_table.h"
 #include "store/tables/task_table.h"
 #include "util/clock.h"
 
@@ -45,12 +46,8 @@ Result<std::vector<std::string>> PathToTask(Txn& txn, const std::string& dep,
   while (!stack.empty()) {
     const std::string cur = stack.back();
     stack.pop_back();
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     txn.Query("SELECT depends_on_id FROM task_deps WHERE task_id = ? AND "
-                               "dep_type IN ('depends_on', 'blocks')",
-                               {SqlText(cur)}));
-    for (const Row& r : rows) {
-      const std::string next = r.Str(0);
+    ASSIGN_OR_RETURN(std::vector<std::string> deps, GatingDependencyIds(txn, cur));
+    for (const std::string& next : deps) {
       if (parent.count(next) != 0) continue;
       parent[next] = cur;
       if (next == task) {
@@ -118,72 +115,47 @@ Result<Task> LeasedTask(OpContext& ctx, const Json& in, std::string* agent) {
   return task;
 }
 
-Result<std::string> NextClaimable(OpContext& ctx, const Json& in, const std::string& agent) {
-  std::string scope;
-  std::vector<SqlValue> params;
-  if (in.contains("run")) {
-    scope += " AND run_id = ?";
-    params.push_back(SqlText(in["run"].get<std::string>()));
-  }
+// The claim's scope from "in": run, project (resolved), kind.
+Result<TaskScope> ClaimScope(OpContext& ctx, const Json& in) {
+  TaskScope scope;
+  if (in.contains("run")) scope.run_id = in["run"].get<std::string>();
   if (in.contains("project")) {
-    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
-    scope += " AND project_id = ?";
-    params.push_back(SqlText(pid));
+    ASSIGN_OR_RETURN(scope.project_id,
+                     ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
   }
-  if (in.contains("kind")) {
-    scope += " AND kind = ?";
-    params.push_back(SqlText(in["kind"].get<std::string>()));
-  }
+  if (in.contains("kind")) scope.kind = in["kind"].get<std::string>();
+  return scope;
+}
+
+Result<std::string> NextClaimable(OpContext& ctx, const Json& in, const std::string& agent) {
+  ASSIGN_OR_RETURN(const TaskScope scope, ClaimScope(ctx, in));
   // Ready work first, by priority then position, skipping work planned for
   // someone else; then leases left to expire, whoever held them.
-  std::vector<SqlValue> ready = params;
-  ready.insert(ready.begin(), SqlText(kReady));
-  ready.push_back(SqlText(agent));
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT id FROM tasks WHERE status = ?" + scope +
-                                     " AND (assignee IS NULL OR assignee = ?)"
-                                     " ORDER BY priority DESC, position, created_at, id LIMIT 1",
-                                 ready));
-  if (!rows.empty()) return rows[0].Str(0);
-  std::vector<SqlValue> expired = params;
-  expired.insert(expired.begin(), SqlInt(ctx.now_ms));
-  expired.insert(expired.begin(), SqlText(kInProgress));
-  ASSIGN_OR_RETURN(rows, ctx.txn.Query("SELECT id FROM tasks WHERE status = ? AND "
-                                       "lease_expires_at < ?" + scope +
-                                           " ORDER BY lease_expires_at, id LIMIT 1",
-                                       expired));
-  return rows.empty() ? std::string() : rows[0].Str(0);
+  ASSIGN_OR_RETURN(std::optional<std::string> id,
+                   NextUnclaimedTaskId(ctx.txn, kReady, scope, agent));
+  if (id) return *id;
+  ASSIGN_OR_RETURN(id, NextExpiredLeaseTaskId(ctx.txn, kInProgress, ctx.now_ms, scope));
+  return id.value_or("");
 }
 
 // Why NextClaimable found nothing, for the agent that asked: the tasks in
 // scope by status, and what would make one claimable.
 Result<std::string> NothingClaimableReason(OpContext& ctx, const Json& in,
                                            const std::string& agent) {
-  std::string scope = "1 = 1";
+  ASSIGN_OR_RETURN(const TaskScope scope, ClaimScope(ctx, in));
   std::string where;
-  std::vector<SqlValue> params = {SqlText(agent)};
-  for (const char* key : {"run", "project", "kind"}) {
-    if (!in.contains(key)) continue;
-    std::string value = in[key].get<std::string>();
-    if (std::string(key) == "project") {
-      ASSIGN_OR_RETURN(value, ResolveProjectId(ctx.txn, value));
-    }
-    scope += std::string(" AND ") + (std::string(key) == "kind" ? "kind" : std::string(key) + "_id") +
-             " = ?";
-    where += std::string(where.empty() ? " in " : ", ") + key + " " + value;
-    params.push_back(SqlText(value));
+  for (const auto& [key, value] : {std::pair{"run", &scope.run_id},
+                                   {"project", &scope.project_id}, {"kind", &scope.kind}}) {
+    if (!value->has_value()) continue;
+    where += std::string(where.empty() ? " in " : ", ") + key + " " + **value;
   }
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT status, count(*), "
-                                 "sum(assignee IS NOT NULL AND assignee <> ?) FROM tasks "
-                                 "WHERE " + scope + " GROUP BY status ORDER BY status",
-                                 params));
+  ASSIGN_OR_RETURN(std::vector<TaskStatusCount> rows, CountTasksByStatus(ctx.txn, scope, agent));
   if (rows.empty()) return "no tasks" + (where.empty() ? std::string(" at all") : where);
   std::string counts;
   int64_t planned_elsewhere = 0;
-  for (const Row& row : rows) {
-    counts += (counts.empty() ? "" : ", ") + std::to_string(row.Int(1)) + " " + row.Str(0);
-    if (row.Str(0) == kReady) planned_elsewhere = row.Int(2);
+  for (const TaskStatusCount& row : rows) {
+    counts += (counts.empty() ? "" : ", ") + std::to_string(row.count) + " " + row.status;
+    if (row.status == kReady) planned_elsewhere = row.assigned_elsewhere;
   }
   std::string reason = "no task is ready for " + agent + where + " (" + counts + ")";
   if (planned_elsewhere > 0) {
@@ -235,20 +207,14 @@ Status InsertDependency(OpContext& ctx, const std::string& task_id, const std::s
                     Json{{"cycle", path}});
     }
   }
-  ASSIGN_OR_RETURN(std::vector<Row> existing,
-                   ctx.txn.Query("SELECT dep_type FROM task_deps WHERE task_id = ? AND "
-                                 "depends_on_id = ?",
-                                 {SqlText(task_id), SqlText(dep_id)}));
-  if (!existing.empty()) {
-    if (existing[0].Str(0) == type) return Status();  // already there: nothing to do
-    return AlreadyExistsError("on: task " + task_id + " already has a " + existing[0].Str(0) +
+  ASSIGN_OR_RETURN(std::optional<std::string> existing,
+                   FindTaskDepType(ctx.txn, task_id, dep_id));
+  if (existing) {
+    if (*existing == type) return Status();  // already there: nothing to do
+    return AlreadyExistsError("on: task " + task_id + " already has a " + *existing +
                               " edge to " + dep_id + "; remove it first");
   }
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("INSERT INTO task_deps (task_id, depends_on_id, dep_type) "
-                            "VALUES (?, ?, ?)",
-                            {SqlText(task_id), SqlText(dep_id), SqlText(type)})
-                      .status());
+  RETURN_IF_ERROR(InsertTaskDep(ctx.txn, task_id, dep_id, type));
   return AppendEvent(ctx, {.run_id = Str(task, "run_id"),
                            .kind = "task.dependency_added",
                            .summary = task_id + " " + type + " " + dep_id,
@@ -277,11 +243,8 @@ Result<Json> RemoveDependency(OpContext& ctx, const Json& in) {
   std::string blocker = in.at("on").get<std::string>();
   if (type == "blocks") std::swap(waiter, blocker);
   ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, waiter));
-  ASSIGN_OR_RETURN(int64_t removed,
-                   ctx.txn.Exec("DELETE FROM task_deps WHERE task_id = ? AND depends_on_id = ? "
-                                "AND dep_type = ?",
-                                {SqlText(waiter), SqlText(blocker), SqlText(type)}));
-  if (removed == 0) {
+  ASSIGN_OR_RETURN(const bool removed, DeleteTaskDep(ctx.txn, waiter, blocker, type));
+  if (!removed) {
     return NotFoundError("on: task " + waiter + " has no " + type + " edge to " + blocker);
   }
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = Str(task, "run_id"),
@@ -301,17 +264,12 @@ Result<Json> ListDependencies(OpContext& ctx, const Json& in) {
   const std::string id = in.at("task").get<std::string>();
   RETURN_IF_ERROR(LoadTask(ctx.txn, id).status());
   Json out{{"task", id}};
-  for (auto [key, sql] :
-       {std::pair{"depends_on",
-                  "SELECT t.id, d.dep_type, t.status FROM task_deps d JOIN tasks t ON "
-                  "t.id = d.depends_on_id WHERE d.task_id = ? ORDER BY t.id"},
-        std::pair{"dependents",
-                  "SELECT t.id, d.dep_type, t.status FROM task_deps d JOIN tasks t ON "
-                  "t.id = d.task_id WHERE d.depends_on_id = ? ORDER BY t.id"}}) {
-    ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql, {SqlText(id)}));
+  for (auto [key, list_of] : {std::pair{"depends_on", &ListTaskDependencies},
+                              std::pair{"dependents", &ListTaskDependents}}) {
+    ASSIGN_OR_RETURN(std::vector<LinkedTask> rows, list_of(ctx.txn, id));
     Json list = Json::array();
-    for (const Row& r : rows) {
-      list.push_back({{"id", r.Str(0)}, {"type", r.Str(1)}, {"status", r.Str(2)}});
+    for (const LinkedTask& t : rows) {
+      list.push_back({{"id", t.id}, {"type", t.type}, {"status", t.status}});
     }
     out[key] = list;
   }
@@ -330,21 +288,17 @@ Status EvaluateReadiness(OpContext& ctx, const std::string& task_id) {
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(task, "machine")));
   if (!machine->HasState(kReady) || !machine->HasState(kBlocked)) return Status();
 
-  ASSIGN_OR_RETURN(std::vector<Row> deps,
-                   ctx.txn.Query("SELECT t.id, t.status FROM task_deps d JOIN tasks t ON "
-                                 "t.id = d.depends_on_id WHERE d.task_id = ? AND "
-                                 "d.dep_type IN ('depends_on', 'blocks') ORDER BY t.id",
-                                 {SqlText(task_id)}));
+  ASSIGN_OR_RETURN(std::vector<TaskIdStatus> deps, GatingDependencyStatuses(ctx.txn, task_id));
   const std::string rule = Str(task, "trigger_rule");
   std::string upstream_failed;
   std::vector<std::string> waiting;
-  for (const Row& d : deps) {
-    const Outcome outcome = OutcomeOf(d.Str(1));
+  for (const TaskIdStatus& d : deps) {
+    const Outcome outcome = OutcomeOf(d.status);
     const bool bad = (rule == "all_success" && (outcome == Outcome::kFailed ||
                                                 outcome == Outcome::kCancelled)) ||
                      (rule == "none_failed" && outcome == Outcome::kFailed);
-    if (bad && upstream_failed.empty()) upstream_failed = d.Str(0) + " is " + d.Str(1);
-    if (outcome == Outcome::kPending) waiting.push_back(d.Str(0) + " (" + d.Str(1) + ")");
+    if (bad && upstream_failed.empty()) upstream_failed = d.id + " is " + d.status;
+    if (outcome == Outcome::kPending) waiting.push_back(d.id + " (" + d.status + ")");
   }
   std::string reason;
   if (!upstream_failed.empty()) {
@@ -363,11 +317,7 @@ Status EvaluateReadiness(OpContext& ctx, const std::string& task_id) {
   }
   if (reason == old_reason || want == kReady) return Status();
   // Still blocked, for a new reason (say, a dependency just failed).
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE tasks SET blocked_reason = ?, version = version + 1, "
-                            "updated_at = ? WHERE id = ?",
-                            {SqlText(reason), SqlText(ctx.now), SqlText(task_id)})
-                      .status());
+  RETURN_IF_ERROR(UpdateTaskBlockedReason(ctx.txn, task_id, reason, ctx.now));
   return AppendEvent(ctx, {.run_id = Str(task, "run_id"),
                            .kind = "task.blocked",
                            .summary = task_id + " blocked: " + reason,
@@ -384,11 +334,10 @@ Status OnTaskStatusChanged(OpContext& ctx, const std::string& task_id, const std
   if (OutcomeOf(to) == Outcome::kSuccess && ctx.hooks != nullptr) {
     for (const auto& hook : ctx.hooks->task_succeeded) RETURN_IF_ERROR(hook(ctx, task_id));
   }
-  ASSIGN_OR_RETURN(std::vector<Row> dependents,
-                   ctx.txn.Query("SELECT task_id FROM task_deps WHERE depends_on_id = ? AND "
-                                 "dep_type IN ('depends_on', 'blocks')",
-                                 {SqlText(task_id)}));
-  for (const Row& r : dependents) RETURN_IF_ERROR(EvaluateReadiness(ctx, r.Str(0)));
+  ASSIGN_OR_RETURN(std::vector<std::string> dependents, GatingDependentIds(ctx.txn, task_id));
+  for (const std::string& dependent : dependents) {
+    RETURN_IF_ERROR(EvaluateReadiness(ctx, dependent));
+  }
   return Status();
 }
 
@@ -403,23 +352,20 @@ Status ChangeTaskStatus(OpContext& ctx, const Json& task, const std::string& to,
   // the task unheld (so no old epoch comes back to life); leaving it ends
   // the lease, and only a success keeps its last holder, to recognise a
   // retried completion.
-  std::string lease_sql;
+  TaskLeaseUpdate lease = TaskLeaseUpdate::kKeep;
   if (to == kInProgress) {
-    lease_sql = ", lease_owner = NULL, lease_expires_at = NULL";
+    lease = TaskLeaseUpdate::kClear;
   } else if (from == kInProgress) {
-    lease_sql = OutcomeOf(to) == Outcome::kSuccess ? ", lease_expires_at = NULL"
-                                                   : ", lease_owner = NULL, lease_expires_at = NULL";
+    lease = OutcomeOf(to) == Outcome::kSuccess ? TaskLeaseUpdate::kClearExpiry
+                                               : TaskLeaseUpdate::kClear;
   }
-  std::vector<SqlValue> params = {SqlText(to), to == kBlocked ? SqlText(reason) : SqlNull(),
-                                  SqlText(ctx.now)};
-  params.insert(params.end(), extra.begin(), extra.end());
-  params.push_back(SqlText(id));
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE tasks SET status = ?, blocked_reason = ?, "
-                            "version = version + 1, updated_at = ?" +
-                                lease_sql + extra_sql + " WHERE id = ?",
-                            params)
-                      .status());
+  RETURN_IF_ERROR(UpdateTaskStatusRow(
+      ctx.txn, id,
+      {.to_status = to,
+       .blocked_reason = to == kBlocked ? std::optional<std::string>(reason) : std::nullopt,
+       .lease = lease,
+       .extra = {.sql = extra_sql, .params = extra},
+       .now = ctx.now}));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = Str(task, "run_id"),
                                     .kind = "task.status",
                                     .summary = id + ": " + from + " -> " + to +
@@ -566,9 +512,9 @@ Result<Json> FinishLease(OpContext& ctx, const Json& in, Outcome outcome, const 
   }
   std::string reason = in.value("reason", "");
   reason = std::string(verb) + " by " + agent + (reason.empty() ? "" : ": " + reason);
-  const SqlValue result = in.contains("result") ? SqlText(CanonicalJson(in["result"])) : SqlNull();
-  RETURN_IF_ERROR(ChangeTaskStatus(ctx, as_json, to, reason, ", result = COALESCE(?, result)",
-                                   {result}));
+  const TaskColumnUpdate result = KeepOrSetTaskResult(
+      in.contains("result") ? std::optional<Json>(in["result"]) : std::nullopt);
+  RETURN_IF_ERROR(ChangeTaskStatus(ctx, as_json, to, reason, result.sql, result.params));
   RETURN_IF_ERROR(TouchAgent(ctx, agent));
   // Read again: a hook (a board's column) may have moved the task meanwhile.
   return LoadTask(ctx.txn, task.id);
@@ -596,15 +542,8 @@ Status ReturnTaskToReady(OpContext& ctx, const std::string& task_id, const std::
 
 Result<std::vector<std::string>> ReleaseLeasesOf(OpContext& ctx, const std::string& agent_id,
                                                  const std::string& reason) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT id FROM tasks WHERE lease_owner = ? AND status = ? "
-                                 "ORDER BY id",
-                                 {SqlText(agent_id), SqlText(kInProgress)}));
-  std::vector<std::string> ids;
-  for (const Row& r : rows) {
-    RETURN_IF_ERROR(ReturnTaskToReady(ctx, r.Str(0), reason));
-    ids.push_back(r.Str(0));
-  }
+  ASSIGN_OR_RETURN(std::vector<std::string> ids, LeasedTaskIds(ctx.txn, agent_id, kInProgress));
+  for (const std::string& id : ids) RETURN_IF_ERROR(ReturnTaskToReady(ctx, id, reason));
   return ids;
 }
 

@@ -5,6 +5,7 @@
 #include "engine/ledger/ledger.h"
 #include "engine/core/task_graph.h"
 #include "model/profile.h"
+#include "store/tables/task_dep_table.h"
 #include "store/tables/task_table.h"
 #include "util/clock.h"
 
@@ -31,6 +32,10 @@ Result<std::string> MachineForNewTask(OpContext& ctx, const Json& in,
   Result<const Machine*> m = ctx.machines.Get(machine);
   if (!m.ok()) return InvalidArgumentError("machine: " + m.status().message());
   return machine;
+}
+
+std::optional<std::string> NoneIfEmpty(const std::string& s) {
+  return s.empty() ? std::nullopt : std::optional<std::string>(s);
 }
 
 }  // namespace
@@ -83,22 +88,23 @@ Result<Json> CreateTask(OpContext& ctx, const Json& in) {
   const std::string key = in.value("key", "");
   const std::string title = in.at("title").get<std::string>();
   Status inserted =
-      ctx.txn
-          .Exec("INSERT INTO tasks (id, run_id, project_id, parent_id, kind, key, "
-                "title, body, machine, status, priority, position, assignee, meta, "
-                "trigger_rule, version, created_at, updated_at) VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-                {SqlText(id), SqlTextOrNull(run_id), SqlTextOrNull(project_id),
-                 SqlTextOrNull(parent_id), SqlText(kind), SqlTextOrNull(key),
-                 SqlText(title), SqlText(in.value("body", "")),
-                 SqlText(machine_name), SqlText(status),
-                 SqlInt(in.value("priority", int64_t{0})),
-                 SqlInt(in.value("position", int64_t{0})),
-                 SqlTextOrNull(in.value("assignee", "")),
-                 SqlText(CanonicalJson(in.value("meta", Json::object()))),
-                 SqlText(in.value("trigger_rule", "all_success")),
-                 SqlText(ctx.now), SqlText(ctx.now)})
-          .status();
+      InsertTaskRow(ctx.txn, {.id = id,
+                              .run_id = NoneIfEmpty(run_id),
+                              .project_id = NoneIfEmpty(project_id),
+                              .parent_id = NoneIfEmpty(parent_id),
+                              .kind = kind,
+                              .key = NoneIfEmpty(key),
+                              .title = title,
+                              .body = in.value("body", ""),
+                              .machine = machine_name,
+                              .status = status,
+                              .priority = in.value("priority", int64_t{0}),
+                              .position = in.value("position", int64_t{0}),
+                              .assignee = NoneIfEmpty(in.value("assignee", "")),
+                              .meta = in.value("meta", Json::object()),
+                              .created_at = ctx.now,
+                              .updated_at = ctx.now,
+                              .trigger_rule = in.value("trigger_rule", "all_success")});
   if (inserted.code() == StatusCode::kAlreadyExists) {
     return AlreadyExistsError("task: a task with id \"" + id + "\"" +
                               (key.empty() ? "" : " or key \"" + key + "\" in run " + run_id) +
@@ -126,27 +132,18 @@ Result<Json> ShowTask(OpContext& ctx, const Json& in) {
   return LoadTask(ctx.txn, in.at("id").get<std::string>());
 }
 
-// Gives each task of "tasks" its "depends_on" (ids), a query per 500 tasks.
+// Gives each task of "tasks" its "depends_on" (ids).
 Status AddDependencies(Txn& txn, Json& tasks) {
   std::map<std::string, Json*> by_id;
+  std::vector<std::string> ids;
+  ids.reserve(tasks.size());
   for (Json& t : tasks) {
     t["depends_on"] = Json::array();
-    by_id[t["id"].get<std::string>()] = &t;
+    ids.push_back(t["id"].get<std::string>());
+    by_id[ids.back()] = &t;
   }
-  constexpr size_t kChunk = 500;
-  for (size_t start = 0; start < tasks.size(); start += kChunk) {
-    std::string marks;
-    std::vector<SqlValue> params;
-    for (size_t i = start; i < std::min(tasks.size(), start + kChunk); ++i) {
-      marks += marks.empty() ? "?" : ", ?";
-      params.push_back(SqlText(tasks[i]["id"].get<std::string>()));
-    }
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     txn.Query("SELECT task_id, depends_on_id FROM task_deps WHERE task_id IN (" +
-                                   marks + ") ORDER BY task_id, depends_on_id",
-                               params));
-    for (const Row& r : rows) (*by_id[r.Str(0)])["depends_on"].push_back(r.Str(1));
-  }
+  ASSIGN_OR_RETURN(std::vector<TaskDep> deps, ListTaskDepsOf(txn, ids));
+  for (const TaskDep& d : deps) (*by_id[d.task_id])["depends_on"].push_back(d.depends_on_id);
   return Status();
 }
 
@@ -172,8 +169,9 @@ Result<Json> SetTaskStatus(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
   ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, id));
   RETURN_IF_ERROR(CheckExpectedVersion(in, "task", id, task["version"].get<int64_t>()));
-  // A NULL parameter keeps the stored result.
-  const SqlValue result = in.contains("result") ? SqlText(CanonicalJson(in["result"])) : SqlNull();
+  // None keeps the stored result.
+  const std::optional<Json> result =
+      in.contains("result") ? std::optional<Json>(in["result"]) : std::nullopt;
   // A block by hand names who did it, so readiness never lifts it.
   std::string reason = in.value("reason", "");
   if (in.at("status") == "blocked") {
@@ -182,11 +180,7 @@ Result<Json> SetTaskStatus(OpContext& ctx, const Json& in) {
   if (task["status"] == "blocked" && in.at("status") == "blocked") {
     // Already blocked (say, by its dependencies): the block by hand replaces
     // the reason, so that readiness leaves the task alone.
-    RETURN_IF_ERROR(ctx.txn
-                        .Exec("UPDATE tasks SET blocked_reason = ?, result = COALESCE(?, result), "
-                              "version = version + 1, updated_at = ? WHERE id = ?",
-                              {SqlText(reason), result, SqlText(ctx.now), SqlText(id)})
-                        .status());
+    RETURN_IF_ERROR(UpdateTaskBlockedReasonAndResult(ctx.txn, id, reason, result, ctx.now));
     RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task["run_id"].is_null()
                                                     ? std::string()
                                                     : task["run_id"].get<std::string>(),
@@ -196,8 +190,9 @@ Result<Json> SetTaskStatus(OpContext& ctx, const Json& in) {
                         .status());
     return LoadTask(ctx.txn, id);
   }
+  const TaskColumnUpdate set_result = KeepOrSetTaskResult(result);
   RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, in.at("status").get<std::string>(), reason,
-                                   ", result = COALESCE(?, result)", {result}));
+                                   set_result.sql, set_result.params));
   return LoadTask(ctx.txn, id);
 }
 

@@ -11,42 +11,13 @@
 #include <cstring>
 
 #include "engine/ledger/ledger.h"
+#include "store/tables/token_table.h"
+#include "store/tables/web_session_table.h"
 #include "util/clock.h"
 #include "util/sha256.h"
 
 namespace baton {
 namespace {
-
-constexpr char kColumns[] =
-    "id, agent_id, role, note, created_by, created_at, revoked_at, grants";
-
-// A stored grants column: a JSON array of grant names; anything else (a row
-// edited by hand) carries no grant rather than failing every request.
-Json GrantsOf(const std::string& text) {
-  Result<Json> parsed = ParseJson(text, "tokens.grants");
-  Json out = Json::array();
-  if (!parsed.ok() || !parsed->is_array()) return out;
-  for (std::string_view grant : kGrants) {
-    for (const Json& g : *parsed) {
-      if (g.is_string() && g.get<std::string>() == grant) {
-        out.push_back(std::string(grant));
-        break;
-      }
-    }
-  }
-  return out;
-}
-
-Json TokenOf(const Row& r) {
-  return Json{{"id", r.Str(0)},
-              {"agent", r.Str(1)},
-              {"role", r.Str(2)},
-              {"grants", GrantsOf(r.Str(7))},
-              {"note", r.Str(3)},
-              {"created_by", r.Str(4)},
-              {"created_at", r.Str(5)},
-              {"revoked_at", r.IsNull(6) ? Json() : Json(r.Str(6))}};
-}
 
 // The grants asked for, each once in kGrants order; PermissionDenied for one
 // the caller does not hold (the schema has already refused unknown names).
@@ -94,12 +65,15 @@ Result<Json> CreateToken(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(std::string secret, NewSecret());
   const std::string id = NewId("tok");
   const std::string note = in.value("note", "");
-  RETURN_IF_ERROR(ctx.txn.Exec("INSERT INTO tokens (id, hash, agent_id, role, note, created_by, "
-                               "created_at, grants) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                               {SqlText(id), SqlText(Sha256Hex(secret)), SqlText(agent),
-                                SqlText(role), SqlText(note), SqlText(ctx.actor.id),
-                                SqlText(ctx.now), SqlText(grants.dump())})
-                      .status());
+  RETURN_IF_ERROR(InsertTokenRow(ctx.txn,
+                                 {.id = id,
+                                  .agent_id = agent,
+                                  .role = role,
+                                  .grants = grants,
+                                  .note = note,
+                                  .created_by = ctx.actor.id,
+                                  .created_at = ctx.now},
+                                 Sha256Hex(secret)));
   RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "token.created",
                                     .summary = "token " + id + " for " + agent + " (" + role + ")",
                                     .payload = {{"token_id", id},
@@ -112,38 +86,32 @@ Result<Json> CreateToken(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> ListTokens(OpContext& ctx, const Json&) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query(std::string("SELECT ") + kColumns + " FROM tokens ORDER BY created_at, id", {}));
+  ASSIGN_OR_RETURN(std::vector<Token> tokens, ListTokenRows(ctx.txn));
   Json list = Json::array();
-  for (const Row& r : rows) list.push_back(TokenOf(r));
+  for (const Token& t : tokens) list.push_back(TokenToJson(t));
   return Json{{"tokens", list}};
 }
 
 Result<Json> RevokeToken(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query(std::string("SELECT ") + kColumns + " FROM tokens WHERE id = ?", {SqlText(id)}));
-  if (rows.empty()) return NotFoundError("id: no token " + id + "; baton token list shows them");
-  if (!rows[0].IsNull(6)) return TokenOf(rows[0]);  // revoking twice changes nothing
-  RETURN_IF_ERROR(ctx.txn.Exec("UPDATE tokens SET revoked_at = ? WHERE id = ?",
-                               {SqlText(ctx.now), SqlText(id)})
-                      .status());
+  ASSIGN_OR_RETURN(std::optional<Token> token, FindTokenRow(ctx.txn, id));
+  if (!token) return NotFoundError("id: no token " + id + "; baton token list shows them");
+  if (token->revoked_at) return TokenToJson(*token);  // revoking twice changes nothing
+  RETURN_IF_ERROR(RevokeTokenRow(ctx.txn, id, ctx.now));
   RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "token.revoked",
-                                    .summary = "token " + id + " of " + rows[0].Str(1) + " revoked",
-                                    .payload = {{"token_id", id}, {"agent", rows[0].Str(1)}}})
+                                    .summary =
+                                        "token " + id + " of " + token->agent_id + " revoked",
+                                    .payload = {{"token_id", id}, {"agent", token->agent_id}}})
                       .status());
-  Json out = TokenOf(rows[0]);
-  out["revoked_at"] = ctx.now;
-  return out;
+  token->revoked_at = ctx.now;
+  return TokenToJson(*token);
 }
 
 Result<Json> ResolveToken(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT agent_id, role, grants FROM tokens WHERE hash = ? AND "
-                                 "revoked_at IS NULL",
-                                 {SqlText(Sha256Hex(in.at("token").get<std::string>()))}));
-  if (rows.empty()) return UnauthenticatedError("the bearer token is unknown or revoked");
-  return Json{{"agent", rows[0].Str(0)}, {"role", rows[0].Str(1)}, {"grants", GrantsOf(rows[0].Str(2))}};
+  ASSIGN_OR_RETURN(std::optional<TokenHolder> holder,
+                   FindLiveTokenHolder(ctx.txn, Sha256Hex(in.at("token").get<std::string>())));
+  if (!holder) return UnauthenticatedError("the bearer token is unknown or revoked");
+  return Json{{"agent", holder->agent_id}, {"role", holder->role}, {"grants", holder->grants}};
 }
 
 // ---- the dashboard's sessions ------------------------------------------------
@@ -167,13 +135,13 @@ Result<Json> CreateWebSession(OpContext& ctx, const Json& in) {
   const std::string agent = in.at("agent").get<std::string>();
   const std::string role = in.at("role").get<std::string>();
   const int64_t expires = ctx.now_ms + kSessionMillis;
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("INSERT INTO web_sessions (id_hash, proof_hash, credential, agent_id, "
-                            "role, created_at, expires_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            {SqlText(Sha256Hex(session)), SqlText(Sha256Hex(proof)),
-                             SqlText(credential), SqlText(agent), SqlText(role), SqlText(ctx.now),
-                             SqlInt(expires)})
-                      .status());
+  RETURN_IF_ERROR(InsertWebSession(ctx.txn, {.id_hash = Sha256Hex(session),
+                                             .proof_hash = Sha256Hex(proof),
+                                             .credential = credential,
+                                             .agent_id = agent,
+                                             .role = role,
+                                             .created_at = ctx.now,
+                                             .expires_ms = expires}));
   RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "session.created",
                                     .summary = "dashboard sign-in as " + agent + " (" + role + ")",
                                     .payload = {{"agent", agent},
@@ -188,60 +156,50 @@ Result<Json> ResolveWebSession(OpContext& ctx, const Json& in) {
   const Status refused = UnauthenticatedError(
       "the dashboard's session is unknown, ended or expired, or its proof is wrong: sign in "
       "again with the link baton serve printed (baton url)");
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT proof_hash, credential, agent_id, role, expires_ms FROM "
-                                 "web_sessions WHERE id_hash = ?",
-                                 {SqlText(Sha256Hex(in.at("session").get<std::string>()))}));
-  if (rows.empty() || rows[0].Int(4) < ctx.now_ms) return refused;
+  ASSIGN_OR_RETURN(std::optional<WebSession> session,
+                   FindWebSession(ctx.txn, Sha256Hex(in.at("session").get<std::string>())));
+  if (!session || session->expires_ms < ctx.now_ms) return refused;
   // Both are hashes of random secrets: comparing them leaks nothing useful.
-  if (rows[0].Str(0) != Sha256Hex(in.at("proof").get<std::string>())) return refused;
-  const std::string credential = rows[0].Str(1);
-  if (credential == "human") {
+  if (session->proof_hash != Sha256Hex(in.at("proof").get<std::string>())) return refused;
+  if (session->credential == "human") {
     return Json{{"credential", "human"},
-                {"agent", rows[0].Str(2)},
-                {"role", rows[0].Str(3)},
+                {"agent", session->agent_id},
+                {"role", session->role},
                 {"grants", Json::array()}};
   }
-  ASSIGN_OR_RETURN(std::vector<Row> token,
-                   ctx.txn.Query("SELECT agent_id, role, grants FROM tokens WHERE hash = ? AND "
-                                 "revoked_at IS NULL",
-                                 {SqlText(credential.substr(6))}));
-  if (token.empty()) return refused;
+  ASSIGN_OR_RETURN(std::optional<TokenHolder> holder,
+                   FindLiveTokenHolder(ctx.txn, session->credential.substr(6)));
+  if (!holder) return refused;
   return Json{{"credential", "token"},
-              {"agent", token[0].Str(0)},
-              {"role", token[0].Str(1)},
-              {"grants", GrantsOf(token[0].Str(2))}};
+              {"agent", holder->agent_id},
+              {"role", holder->role},
+              {"grants", holder->grants}};
 }
 
 Result<Json> ListWebSessions(OpContext& ctx, const Json&) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT id_hash, agent_id, role, credential, created_at, "
-                                 "expires_ms FROM web_sessions WHERE expires_ms >= ? ORDER BY "
-                                 "created_at, id_hash",
-                                 {SqlInt(ctx.now_ms)}));
+  ASSIGN_OR_RETURN(std::vector<WebSession> sessions, ListLiveWebSessions(ctx.txn, ctx.now_ms));
   Json list = Json::array();
-  for (const Row& r : rows) {
-    list.push_back({{"id", r.Str(0).substr(0, 12)},
-                    {"agent", r.Str(1)},
-                    {"role", r.Str(2)},
-                    {"credential", r.Str(3) == "human" ? "human" : "token"},
-                    {"created_at", r.Str(4)},
-                    {"expires_at", FormatTime(r.Int(5))}});
+  for (const WebSession& s : sessions) {
+    list.push_back({{"id", s.id_hash.substr(0, 12)},
+                    {"agent", s.agent_id},
+                    {"role", s.role},
+                    {"credential", s.credential == "human" ? "human" : "token"},
+                    {"created_at", s.created_at},
+                    {"expires_at", FormatTime(s.expires_ms)}});
   }
   return Json{{"sessions", list}};
 }
 
 Result<Json> EndWebSession(OpContext& ctx, const Json& in) {
   const std::string hash = Sha256Hex(in.at("session").get<std::string>());
-  ASSIGN_OR_RETURN(int64_t gone,
-                   ctx.txn.Exec("DELETE FROM web_sessions WHERE id_hash = ?", {SqlText(hash)}));
-  if (gone > 0) {
+  ASSIGN_OR_RETURN(const bool gone, DeleteWebSession(ctx.txn, hash));
+  if (gone) {
     RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "session.ended",
                                       .summary = "dashboard sign-out",
                                       .payload = {{"session", hash.substr(0, 12)}}})
                         .status());
   }
-  return Json{{"ended", gone > 0}};
+  return Json{{"ended", gone}};
 }
 
 // ---- the human's secret ------------------------------------------------------

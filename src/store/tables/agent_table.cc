@@ -83,4 +83,79 @@ Status TouchAgentRow(Txn& txn, const std::string& id, int64_t now_ms) {
       .status();
 }
 
+// h19-core-tasks:
+
+namespace {
+
+// The columns of "r" that are set, in agent.register's order, each with its value.
+std::vector<std::pair<std::string, SqlValue>> RegistrationColumns(const AgentRegistration& r) {
+  std::vector<std::pair<std::string, SqlValue>> fields;
+  for (const auto& [column, value] :
+       {std::pair{"role", &r.role}, {"kind", &r.kind}, {"provider", &r.provider},
+        {"model", &r.model}, {"team", &r.team}, {"delivery_command", &r.delivery_command},
+        {"project_id", &r.project_id}}) {
+    if (value->has_value()) fields.emplace_back(column, SqlText(**value));
+  }
+  if (r.auto_resume) fields.emplace_back("auto_resume", SqlInt(*r.auto_resume ? 1 : 0));
+  if (r.meta) fields.emplace_back("meta", SqlText(CanonicalJson(*r.meta)));
+  fields.emplace_back("last_heartbeat_ms", SqlInt(r.last_heartbeat_ms));
+  fields.emplace_back("session_ids", SqlText(CanonicalJson(r.session_ids)));
+  return fields;
+}
+
+}  // namespace
+
+Status InsertAgentRow(Txn& txn, const std::string& id, const std::string& machine,
+                      const std::string& status, const AgentRegistration& registration,
+                      const std::string& now) {
+  std::string columns = "id, machine, status, version, created_at, updated_at";
+  std::string marks = "?, ?, ?, 1, ?, ?";
+  std::vector<SqlValue> params = {SqlText(id), SqlText(machine), SqlText(status), SqlText(now),
+                                  SqlText(now)};
+  for (auto& [column, value] : RegistrationColumns(registration)) {
+    columns += ", " + column;
+    marks += ", ?";
+    params.push_back(std::move(value));
+  }
+  return txn.Exec("INSERT INTO agents (" + columns + ") VALUES (" + marks + ")", params)
+      .status();
+}
+
+Status UpdateAgentRegistration(Txn& txn, const std::string& id,
+                               const AgentRegistration& registration, const std::string& now) {
+  std::string sql = "UPDATE agents SET version = version + 1, updated_at = ?";
+  std::vector<SqlValue> params = {SqlText(now)};
+  for (auto& [column, value] : RegistrationColumns(registration)) {
+    sql += ", " + column + " = ?";
+    params.push_back(std::move(value));
+  }
+  sql += " WHERE id = ?";
+  params.push_back(SqlText(id));
+  return txn.Exec(sql, params).status();
+}
+
+Result<bool> AgentExists(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT 1 FROM agents WHERE id = ?", {SqlText(id)}));
+  return !rows.empty();
+}
+
+Status UpdateAgentStatusRow(Txn& txn, const std::string& id, const std::string& status,
+                            const std::string& now) {
+  return txn
+      .Exec("UPDATE agents SET status = ?, version = version + 1, "
+            "updated_at = ? WHERE id = ?",
+            {SqlText(status), SqlText(now), SqlText(id)})
+      .status();
+}
+
+Status RecordAgentHeartbeat(Txn& txn, const std::string& id, int64_t now_ms,
+                            const std::string& now) {
+  return txn
+      .Exec("UPDATE agents SET last_heartbeat_ms = ?, version = version + 1, "
+            "updated_at = ? WHERE id = ?",
+            {SqlInt(now_ms), SqlText(now), SqlText(id)})
+      .status();
+}
+
 }  // namespace baton

@@ -41,6 +41,44 @@ Result<std::vector<Agent>> SilentAgentRows(Txn& txn, const std::string& lost_sta
 // not a change of the row's content).
 Status TouchAgentRow(Txn& txn, const std::string& id, int64_t now_ms);
 
+// h19-core-tasks:
+
+// What agent.register writes; a field that is not set is left out, so that
+// registering again keeps what was there.
+struct AgentRegistration {
+  std::optional<std::string> role;
+  std::optional<std::string> kind;
+  std::optional<std::string> provider;
+  std::optional<std::string> model;
+  std::optional<std::string> team;
+  std::optional<std::string> delivery_command;
+  std::optional<std::string> project_id;
+  std::optional<bool> auto_resume;
+  std::optional<Json> meta;
+  int64_t last_heartbeat_ms = 0;
+  Json session_ids = Json::array();  // the whole list, as it is to be stored
+};
+
+// A new agent "id" on "machine" in "status" at version 1.
+Status InsertAgentRow(Txn& txn, const std::string& id, const std::string& machine,
+                      const std::string& status, const AgentRegistration& registration,
+                      const std::string& now);
+// Agent "id" registered again: the fields set, and its version bumped.
+Status UpdateAgentRegistration(Txn& txn, const std::string& id,
+                               const AgentRegistration& registration, const std::string& now);
+
+// Whether agent "id" is registered.
+Result<bool> AgentExists(Txn& txn, const std::string& id);
+
+// Agent "id" moves to "status"; its version is bumped.
+Status UpdateAgentStatusRow(Txn& txn, const std::string& id, const std::string& status,
+                            const std::string& now);
+
+// agent.heartbeat: the last heartbeat is "now_ms" and the version is bumped
+// (unlike TouchAgentRow).
+Status RecordAgentHeartbeat(Txn& txn, const std::string& id, int64_t now_ms,
+                            const std::string& now);
+
 }  // namespace baton
 
 #endif  // BATON_SRC_STORE_TABLES_AGENT_TABLE_H_

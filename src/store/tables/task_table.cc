@@ -127,4 +127,176 @@ Status RenewTaskLease(Txn& txn, Task& task, int64_t expires_at_ms, const std::st
   return Status();
 }
 
+// h19-core-tasks:
+
+namespace {
+
+SqlValue TextOr(const std::optional<std::string>& v) { return v ? SqlText(*v) : SqlNull(); }
+
+// " AND run_id = ?" and so on for each filter of "scope" that is set, its
+// values appended to "params".
+std::string ScopeSql(const TaskScope& scope, std::vector<SqlValue>& params) {
+  std::string sql;
+  for (const auto& [value, column] : {std::pair{&scope.run_id, "run_id"},
+                                      {&scope.project_id, "project_id"}, {&scope.kind, "kind"}}) {
+    if (!value->has_value()) continue;
+    sql += std::string(" AND ") + column + " = ?";
+    params.push_back(SqlText(**value));
+  }
+  return sql;
+}
+
+Result<std::optional<std::string>> FirstId(Txn& txn, const std::string& sql,
+                                           const std::vector<SqlValue>& params) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  if (rows.empty()) return std::optional<std::string>();
+  return std::optional<std::string>(rows[0].Str(0));
+}
+
+Result<std::vector<std::string>> Ids(Txn& txn, std::string_view sql,
+                                     const std::vector<SqlValue>& params) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  std::vector<std::string> ids;
+  ids.reserve(rows.size());
+  for (const Row& r : rows) ids.push_back(r.Str(0));
+  return ids;
+}
+
+const char* LeaseSql(TaskLeaseUpdate lease) {
+  switch (lease) {
+    case TaskLeaseUpdate::kKeep:
+      return "";
+    case TaskLeaseUpdate::kClearExpiry:
+      return ", lease_expires_at = NULL";
+    case TaskLeaseUpdate::kClear:
+      return ", lease_owner = NULL, lease_expires_at = NULL";
+  }
+  return "";
+}
+
+}  // namespace
+
+Status InsertTaskRow(Txn& txn, const Task& t) {
+  return txn
+      .Exec("INSERT INTO tasks (id, run_id, project_id, parent_id, kind, key, "
+            "title, body, machine, status, priority, position, assignee, meta, "
+            "trigger_rule, version, created_at, updated_at) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            {SqlText(t.id), TextOr(t.run_id), TextOr(t.project_id), TextOr(t.parent_id),
+             SqlText(t.kind), TextOr(t.key), SqlText(t.title), SqlText(t.body),
+             SqlText(t.machine), SqlText(t.status), SqlInt(t.priority), SqlInt(t.position),
+             TextOr(t.assignee), SqlText(CanonicalJson(t.meta)), SqlText(t.trigger_rule),
+             SqlText(t.created_at), SqlText(t.updated_at)})
+      .status();
+}
+
+TaskColumnUpdate KeepOrSetTaskResult(const std::optional<Json>& result) {
+  // A NULL parameter keeps the stored result.
+  return {.sql = ", result = COALESCE(?, result)",
+          .params = {result ? SqlText(CanonicalJson(*result)) : SqlNull()}};
+}
+
+Status UpdateTaskStatusRow(Txn& txn, const std::string& id, const TaskStatusUpdate& u) {
+  std::vector<SqlValue> params = {SqlText(u.to_status), TextOr(u.blocked_reason),
+                                  SqlText(u.now)};
+  params.insert(params.end(), u.extra.params.begin(), u.extra.params.end());
+  params.push_back(SqlText(id));
+  return txn
+      .Exec("UPDATE tasks SET status = ?, blocked_reason = ?, "
+            "version = version + 1, updated_at = ?" +
+                std::string(LeaseSql(u.lease)) + u.extra.sql + " WHERE id = ?",
+            params)
+      .status();
+}
+
+Status UpdateTaskBlockedReason(Txn& txn, const std::string& id, const std::string& reason,
+                               const std::string& now) {
+  return txn
+      .Exec("UPDATE tasks SET blocked_reason = ?, version = version + 1, "
+            "updated_at = ? WHERE id = ?",
+            {SqlText(reason), SqlText(now), SqlText(id)})
+      .status();
+}
+
+Status UpdateTaskBlockedReasonAndResult(Txn& txn, const std::string& id,
+                                        const std::string& reason,
+                                        const std::optional<Json>& result,
+                                        const std::string& now) {
+  return txn
+      .Exec("UPDATE tasks SET blocked_reason = ?, result = COALESCE(?, result), "
+            "version = version + 1, updated_at = ? WHERE id = ?",
+            {SqlText(reason), result ? SqlText(CanonicalJson(*result)) : SqlNull(),
+             SqlText(now), SqlText(id)})
+      .status();
+}
+
+Result<std::optional<std::string>> NextUnclaimedTaskId(Txn& txn, const std::string& status,
+                                                       const TaskScope& scope,
+                                                       const std::string& agent) {
+  std::vector<SqlValue> params = {SqlText(status)};
+  const std::string where = ScopeSql(scope, params);
+  params.push_back(SqlText(agent));
+  return FirstId(txn,
+                 "SELECT id FROM tasks WHERE status = ?" + where +
+                     " AND (assignee IS NULL OR assignee = ?)"
+                     " ORDER BY priority DESC, position, created_at, id LIMIT 1",
+                 params);
+}
+
+Result<std::optional<std::string>> NextExpiredLeaseTaskId(Txn& txn, const std::string& status,
+                                                          int64_t now_ms,
+                                                          const TaskScope& scope) {
+  std::vector<SqlValue> params = {SqlText(status), SqlInt(now_ms)};
+  const std::string where = ScopeSql(scope, params);
+  return FirstId(txn,
+                 "SELECT id FROM tasks WHERE status = ? AND "
+                 "lease_expires_at < ?" + where + " ORDER BY lease_expires_at, id LIMIT 1",
+                 params);
+}
+
+Result<std::vector<TaskStatusCount>> CountTasksByStatus(Txn& txn, const TaskScope& scope,
+                                                        const std::string& agent) {
+  std::vector<SqlValue> params = {SqlText(agent)};
+  const std::string where = ScopeSql(scope, params);
+  // CASE, not sum() over a boolean, which PostgreSQL refuses.
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT status, count(*), "
+                             "sum(CASE WHEN assignee IS NOT NULL AND assignee <> ? THEN 1 ELSE 0 "
+                             "END) FROM tasks "
+                             "WHERE 1 = 1" + where + " GROUP BY status ORDER BY status",
+                             params));
+  std::vector<TaskStatusCount> counts;
+  counts.reserve(rows.size());
+  for (const Row& r : rows) {
+    counts.push_back({.status = r.Str(0), .count = r.Int(1), .assigned_elsewhere = r.Int(2)});
+  }
+  return counts;
+}
+
+Result<std::vector<std::string>> LeasedTaskIds(Txn& txn, const std::string& owner,
+                                               const std::string& status) {
+  return Ids(txn, "SELECT id FROM tasks WHERE lease_owner = ? AND status = ? ORDER BY id",
+             {SqlText(owner), SqlText(status)});
+}
+
+Result<std::vector<TaskIdStatus>> TasksHeldOrAssigned(Txn& txn, const std::string& agent) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT id, status FROM tasks WHERE (lease_owner = ? OR "
+                             "assignee = ?) ORDER BY updated_at DESC",
+                             {SqlText(agent), SqlText(agent)}));
+  std::vector<TaskIdStatus> tasks;
+  tasks.reserve(rows.size());
+  for (const Row& r : rows) tasks.push_back({.id = r.Str(0), .status = r.Str(1)});
+  return tasks;
+}
+
+Result<std::vector<std::string>> LeaseOwnersInStatus(Txn& txn, const std::string& agent_status,
+                                                     const std::string& task_status) {
+  return Ids(txn,
+             "SELECT DISTINCT t.lease_owner FROM tasks t JOIN agents a ON "
+             "a.id = t.lease_owner WHERE a.status = ? AND t.status = ? "
+             "AND t.lease_owner IS NOT NULL ORDER BY t.lease_owner",
+             {SqlText(agent_status), SqlText(task_status)});
+}
+
 }  // namespace baton

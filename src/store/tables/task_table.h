@@ -65,6 +65,96 @@ Status RenewTaskLease(Txn& txn, Task& task, int64_t expires_at_ms, const std::st
 Result<bool> TaskKeyExists(Txn& txn, const std::string& run_id, const std::string& kind,
                            const std::string& key);
 
+// h19-core-tasks:
+
+// A task's id and status, for the reads that need no more.
+struct TaskIdStatus {
+  std::string id;
+  std::string status;
+};
+
+// Inserts "task" at version 1: its id, run, project, parent, kind, key,
+// title, body, machine, status, priority, position, assignee, meta,
+// trigger rule, created_at and updated_at; the other columns take their
+// defaults (no lease, no result). AlreadyExists (from the store) when its
+// id, or its key within its run, is taken.
+Status InsertTaskRow(Txn& txn, const Task& task);
+
+// Columns an UPDATE of tasks sets besides its own, as ", col = ?" each, and
+// their values in order (the extra columns of engine/core/task_graph.h's
+// ChangeTaskStatus).
+struct TaskColumnUpdate {
+  std::string sql;
+  std::vector<SqlValue> params;
+};
+// Sets the result to "result" when there is one; otherwise the stored
+// result stays.
+TaskColumnUpdate KeepOrSetTaskResult(const std::optional<Json>& result);
+
+// What a change of status does to the lease columns (the epoch always stays).
+enum class TaskLeaseUpdate {
+  kKeep,
+  kClearExpiry,  // the owner stays, to recognise a retried completion
+  kClear,        // owner and expiry
+};
+struct TaskStatusUpdate {
+  std::string to_status;
+  std::optional<std::string> blocked_reason;  // none: NULL
+  TaskLeaseUpdate lease = TaskLeaseUpdate::kKeep;
+  TaskColumnUpdate extra;
+  std::string now;  // updated_at
+};
+// Moves task "id" to "update.to_status" and bumps its version.
+Status UpdateTaskStatusRow(Txn& txn, const std::string& id, const TaskStatusUpdate& update);
+
+// Task "id" stays in its status with a new blocked reason; its version is bumped.
+Status UpdateTaskBlockedReason(Txn& txn, const std::string& id, const std::string& reason,
+                               const std::string& now);
+// The same, setting its result to "result" when there is one.
+Status UpdateTaskBlockedReasonAndResult(Txn& txn, const std::string& id,
+                                        const std::string& reason,
+                                        const std::optional<Json>& result,
+                                        const std::string& now);
+
+// The tasks a claim looks among: every filter that is set must match.
+struct TaskScope {
+  std::optional<std::string> run_id;
+  std::optional<std::string> project_id;
+  std::optional<std::string> kind;
+};
+// The first task in "status" within "scope" that is assigned to nobody or to
+// "agent", by priority (highest first), position, creation, id.
+Result<std::optional<std::string>> NextUnclaimedTaskId(Txn& txn, const std::string& status,
+                                                       const TaskScope& scope,
+                                                       const std::string& agent);
+// The task in "status" within "scope" whose lease ended longest before
+// "now_ms" (then by id).
+Result<std::optional<std::string>> NextExpiredLeaseTaskId(Txn& txn, const std::string& status,
+                                                          int64_t now_ms,
+                                                          const TaskScope& scope);
+
+// The tasks within "scope" counted by status (by status name), with how many
+// of each are assigned to an agent other than "agent".
+struct TaskStatusCount {
+  std::string status;
+  int64_t count = 0;
+  int64_t assigned_elsewhere = 0;
+};
+Result<std::vector<TaskStatusCount>> CountTasksByStatus(Txn& txn, const TaskScope& scope,
+                                                        const std::string& agent);
+
+// The ids of the tasks in "status" whose lease "owner" holds, by id.
+Result<std::vector<std::string>> LeasedTaskIds(Txn& txn, const std::string& owner,
+                                               const std::string& status);
+
+// The tasks "agent" holds a lease on or is assigned, most recently updated first.
+Result<std::vector<TaskIdStatus>> TasksHeldOrAssigned(Txn& txn, const std::string& agent);
+
+// The agents in "agent_status" that hold a lease on a task in "task_status",
+// each once, by id.
+Result<std::vector<std::string>> LeaseOwnersInStatus(Txn& txn, const std::string& agent_status,
+                                                     const std::string& task_status);
+
 }  // namespace baton
 
 #endif  // BATON_SRC_STORE_TABLES_TASK_TABLE_H_

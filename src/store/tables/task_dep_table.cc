@@ -1,0 +1,117 @@
+#include "store/tables/task_dep_table.h"
+
+#include <algorithm>
+
+namespace baton {
+namespace {
+
+Result<std::vector<std::string>> QueryIds(Txn& txn, std::string_view sql, const std::string& id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, {SqlText(id)}));
+  std::vector<std::string> ids;
+  ids.reserve(rows.size());
+  for (const Row& r : rows) ids.push_back(r.Str(0));
+  return ids;
+}
+
+Result<std::vector<LinkedTask>> QueryLinked(Txn& txn, std::string_view sql, const std::string& id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, {SqlText(id)}));
+  std::vector<LinkedTask> linked;
+  linked.reserve(rows.size());
+  for (const Row& r : rows) {
+    linked.push_back({.id = r.Str(0), .type = r.Str(1), .status = r.Str(2)});
+  }
+  return linked;
+}
+
+}  // namespace
+
+Result<std::vector<TaskDep>> ListTaskDepsOf(Txn& txn, const std::vector<std::string>& task_ids) {
+  // Backends cap a statement's parameters (SQLite at 32766 by default).
+  constexpr size_t kChunk = 500;
+  std::vector<TaskDep> deps;
+  for (size_t start = 0; start < task_ids.size(); start += kChunk) {
+    std::string marks;
+    std::vector<SqlValue> params;
+    for (size_t i = start; i < std::min(task_ids.size(), start + kChunk); ++i) {
+      marks += marks.empty() ? "?" : ", ?";
+      params.push_back(SqlText(task_ids[i]));
+    }
+    ASSIGN_OR_RETURN(std::vector<Row> rows,
+                     txn.Query("SELECT task_id, depends_on_id FROM task_deps WHERE task_id IN (" +
+                                   marks + ") ORDER BY task_id, depends_on_id",
+                               params));
+    for (const Row& r : rows) deps.push_back({.task_id = r.Str(0), .depends_on_id = r.Str(1)});
+  }
+  return deps;
+}
+
+Result<std::vector<std::string>> GatingDependencyIds(Txn& txn, const std::string& task_id) {
+  return QueryIds(txn,
+                  "SELECT depends_on_id FROM task_deps WHERE task_id = ? AND "
+                  "dep_type IN ('depends_on', 'blocks')",
+                  task_id);
+}
+
+Result<std::vector<std::string>> GatingDependentIds(Txn& txn, const std::string& task_id) {
+  return QueryIds(txn,
+                  "SELECT task_id FROM task_deps WHERE depends_on_id = ? AND "
+                  "dep_type IN ('depends_on', 'blocks')",
+                  task_id);
+}
+
+Result<std::vector<TaskIdStatus>> GatingDependencyStatuses(Txn& txn, const std::string& task_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT t.id, t.status FROM task_deps d JOIN tasks t ON "
+                             "t.id = d.depends_on_id WHERE d.task_id = ? AND "
+                             "d.dep_type IN ('depends_on', 'blocks') ORDER BY t.id",
+                             {SqlText(task_id)}));
+  std::vector<TaskIdStatus> deps;
+  deps.reserve(rows.size());
+  for (const Row& r : rows) deps.push_back({.id = r.Str(0), .status = r.Str(1)});
+  return deps;
+}
+
+Result<std::optional<std::string>> FindTaskDepType(Txn& txn, const std::string& task_id,
+                                                   const std::string& depends_on_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT dep_type FROM task_deps WHERE task_id = ? AND "
+                             "depends_on_id = ?",
+                             {SqlText(task_id), SqlText(depends_on_id)}));
+  if (rows.empty()) return std::optional<std::string>();
+  return std::optional<std::string>(rows[0].Str(0));
+}
+
+Status InsertTaskDep(Txn& txn, const std::string& task_id, const std::string& depends_on_id,
+                     const std::string& type) {
+  return txn
+      .Exec(
+          "INSERT INTO task_deps (task_id, depends_on_id, dep_type) "
+          "VALUES (?, ?, ?)",
+          {SqlText(task_id), SqlText(depends_on_id), SqlText(type)})
+      .status();
+}
+
+Result<bool> DeleteTaskDep(Txn& txn, const std::string& task_id, const std::string& depends_on_id,
+                           const std::string& type) {
+  ASSIGN_OR_RETURN(int64_t removed,
+                   txn.Exec("DELETE FROM task_deps WHERE task_id = ? AND depends_on_id = ? "
+                            "AND dep_type = ?",
+                            {SqlText(task_id), SqlText(depends_on_id), SqlText(type)}));
+  return removed > 0;
+}
+
+Result<std::vector<LinkedTask>> ListTaskDependencies(Txn& txn, const std::string& task_id) {
+  return QueryLinked(txn,
+                     "SELECT t.id, d.dep_type, t.status FROM task_deps d JOIN tasks t ON "
+                     "t.id = d.depends_on_id WHERE d.task_id = ? ORDER BY t.id",
+                     task_id);
+}
+
+Result<std::vector<LinkedTask>> ListTaskDependents(Txn& txn, const std::string& task_id) {
+  return QueryLinked(txn,
+                     "SELECT t.id, d.dep_type, t.status FROM task_deps d JOIN tasks t ON "
+                     "t.id = d.task_id WHERE d.depends_on_id = ? ORDER BY t.id",
+                     task_id);
+}
+
+}  // namespace baton
