@@ -83,4 +83,62 @@ Status TouchAgentRow(Txn& txn, const std::string& id, int64_t now_ms) {
       .status();
 }
 
+// h19-coord:
+
+Result<bool> AgentExists(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT 1 FROM agents WHERE id = ?", {SqlText(id)}));
+  return !rows.empty();
+}
+
+Result<std::vector<std::string>> ListAgentIdsMatching(Txn& txn, AgentMatch match,
+                                                      const std::string& value) {
+  const char* where = "id = ?";
+  switch (match) {
+    case AgentMatch::kId:
+      break;
+    case AgentMatch::kAllBut:
+      where = "id <> ?";
+      break;
+    case AgentMatch::kRole:
+      where = "role = ?";
+      break;
+    case AgentMatch::kTeam:
+      where = "team = ?";
+      break;
+  }
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query(std::string("SELECT id FROM agents WHERE ") + where + " ORDER BY id",
+                             {SqlText(value)}));
+  std::vector<std::string> ids;
+  ids.reserve(rows.size());
+  for (const Row& r : rows) ids.push_back(r.Str(0));
+  return ids;
+}
+
+Status SetAgentTeamRow(Txn& txn, const std::string& id, const std::string& team,
+                       const std::string& now) {
+  return txn
+      .Exec("UPDATE agents SET team = ?, version = version + 1, updated_at = ? WHERE id = ?",
+            {SqlTextOrNull(team), SqlText(now), SqlText(id)})
+      .status();
+}
+
+Status ClearAgentTeamRow(Txn& txn, const std::string& id, const std::string& team,
+                         const std::string& now) {
+  return txn
+      .Exec("UPDATE agents SET team = NULL, version = version + 1, "
+            "updated_at = ? WHERE id = ? AND team = ?",
+            {SqlText(now), SqlText(id), SqlText(team)})
+      .status();
+}
+
+Status ClearTeamOfAgents(Txn& txn, const std::string& team, const std::string& now) {
+  return txn
+      .Exec("UPDATE agents SET team = NULL, version = version + 1, "
+            "updated_at = ? WHERE team = ?",
+            {SqlText(now), SqlText(team)})
+      .status();
+}
+
 }  // namespace baton

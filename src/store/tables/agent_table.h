@@ -41,6 +41,28 @@ Result<std::vector<Agent>> SilentAgentRows(Txn& txn, const std::string& lost_sta
 // not a change of the row's content).
 Status TouchAgentRow(Txn& txn, const std::string& id, int64_t now_ms);
 
+// h19-coord:
+
+// Whether agent "id" is registered.
+Result<bool> AgentExists(Txn& txn, const std::string& id);
+
+// Which agents a mail address reaches (engine/coord/mail.h): the agent
+// "value" itself, every agent but "value", or those whose role or team is
+// "value".
+enum class AgentMatch { kId, kAllBut, kRole, kTeam };
+// The ids of the agents matching, by id.
+Result<std::vector<std::string>> ListAgentIdsMatching(Txn& txn, AgentMatch match,
+                                                      const std::string& value);
+
+// Puts agent "id" in team "team" (empty: none), bumping its version.
+Status SetAgentTeamRow(Txn& txn, const std::string& id, const std::string& team,
+                       const std::string& now);
+// Takes agent "id" out of team "team", if it is in it.
+Status ClearAgentTeamRow(Txn& txn, const std::string& id, const std::string& team,
+                         const std::string& now);
+// Takes every agent out of team "team".
+Status ClearTeamOfAgents(Txn& txn, const std::string& team, const std::string& now);
+
 }  // namespace baton
 
 #endif  // BATON_SRC_STORE_TABLES_AGENT_TABLE_H_
