@@ -6,6 +6,7 @@
 
 #include "engine/core/core_services.h"
 #include "model/embedded.h"
+#include "store/tables/board_template_table.h"
 #include "util/clock.h"
 
 namespace baton::boards_internal {
@@ -284,22 +285,19 @@ const BuiltinTemplates& Builtins() {
   return *kBuiltins;
 }
 
-Json TemplateRowToJson(const Row& r) {
-  return Json{{"name", r.Str(0)},
-              {"description", r.Str(1)},
-              {"icon", RowTextOrNull(r, 2)},
+Json TemplateToJson(const BoardTemplateRow& t) {
+  return Json{{"name", t.name},
+              {"description", t.description},
+              {"icon", t.icon ? Json(*t.icon) : Json()},
               {"builtin", false},
-              {"columns", RowJsonOr(r, 3, Json::array())}};
+              {"columns", t.columns}};
 }
 
 Result<Json> AllTemplates(Txn& txn) {
   RETURN_IF_ERROR(Builtins().status);
   Json list = Builtins().list;
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT name, description, icon, columns FROM board_templates "
-                             "ORDER BY name",
-                             {}));
-  for (const Row& r : rows) list.push_back(TemplateRowToJson(r));
+  ASSIGN_OR_RETURN(std::vector<BoardTemplateRow> rows, ListBoardTemplateRows(txn));
+  for (const BoardTemplateRow& t : rows) list.push_back(TemplateToJson(t));
   return list;
 }
 

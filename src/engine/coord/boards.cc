@@ -4,6 +4,7 @@
 #include <cctype>
 #include <functional>
 #include <map>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "engine/core/core_services.h"
 #include "engine/ledger/ledger.h"
 #include "model/embedded.h"
+#include "store/tables/board_table.h"
+#include "store/tables/board_template_table.h"
+#include "store/tables/task_table.h"
 #include "util/clock.h"
 
 namespace baton {
@@ -20,54 +24,47 @@ namespace {
 
 using namespace boards_internal;  // NOLINT: the service's own helpers
 
-constexpr char kBoardColumns[] =
-    "id, name, project_id, description, template, columns, config, version, created_at, "
-    "updated_at";
-
 // ---- Boards -----------------------------------------------------------------
 
-Json BoardRowToJson(const Row& r) {
-  return Json{{"id", r.Str(0)},
-              {"name", r.Str(1)},
-              {"project_id", RowTextOrNull(r, 2)},
-              {"description", r.Str(3)},
-              {"template", RowTextOrNull(r, 4)},
-              {"columns", RowJsonOr(r, 5, Json::array())},
-              {"config", RowJsonOr(r, 6, Json::object())},
-              {"version", r.Int(7)},
-              {"created_at", r.Str(8)},
-              {"updated_at", r.Str(9)}};
+Json OrNull(const std::optional<std::string>& v) { return v ? Json(*v) : Json(); }
+
+Json BoardToJson(const BoardRow& b) {
+  return Json{{"id", b.id},
+              {"name", b.name},
+              {"project_id", OrNull(b.project_id)},
+              {"description", b.description},
+              {"template", OrNull(b.template_name)},
+              {"columns", b.columns},
+              {"config", b.config},
+              {"version", b.version},
+              {"created_at", b.created_at},
+              {"updated_at", b.updated_at}};
 }
 
 Result<Json> LoadBoard(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(
-      Row row, txn.QueryOne(std::string("SELECT ") + kBoardColumns + " FROM boards WHERE id = ?",
-                            {SqlText(id)}, "board " + id));
-  return BoardRowToJson(row);
+  ASSIGN_OR_RETURN(BoardRow board, LoadBoardRow(txn, id));
+  return BoardToJson(board);
 }
 
 // The board "in.board" names (id, or name within "in.project" if given).
 Result<Json> ResolveBoard(Txn& txn, const Json& in) {
   const std::string key = in.at("board").get<std::string>();
-  std::string sql =
-      std::string("SELECT ") + kBoardColumns + " FROM boards WHERE (id = ? OR name = ?)";
-  std::vector<SqlValue> params = {SqlText(key), SqlText(key)};
+  std::optional<std::string> project_key;
   std::string scope;
   if (in.contains("project")) {
     ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(txn, in["project"].get<std::string>()));
-    sql += " AND project_key = ?";
-    params.push_back(SqlText(pid));
+    project_key = pid;
     scope = " in project " + pid;
   }
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql + " ORDER BY project_key", params));
-  for (const Row& r : rows) {
-    if (r.Str(0) == key) return BoardRowToJson(r);
+  ASSIGN_OR_RETURN(std::vector<BoardRow> rows, FindBoardRows(txn, key, project_key));
+  for (const BoardRow& b : rows) {
+    if (b.id == key) return BoardToJson(b);
   }
-  if (rows.size() == 1) return BoardRowToJson(rows[0]);
+  if (rows.size() == 1) return BoardToJson(rows[0]);
   if (rows.empty()) return NotFoundError("board: no board with id or name " + Quote(key) + scope);
   std::vector<std::string> projects;
   projects.reserve(rows.size());
-  for (const Row& r : rows) projects.push_back(r.IsNull(2) ? "(none)" : r.Str(2));
+  for (const BoardRow& b : rows) projects.push_back(b.project_id.value_or("(none)"));
   return InvalidArgumentError("board: several boards are named " + Quote(key) + " (projects: " +
                               JoinNames(projects) + "); pass project, or the board id");
 }
@@ -102,39 +99,34 @@ std::string ProjectLabel(const Json& project_id) {
 
 Status SetPlacement(OpContext& ctx, const std::string& task_id, const std::string& board_id,
                     const std::string& column_id) {
-  return ctx.txn
-      .Exec(
-          "UPDATE tasks SET board_id = ?, board_column = ?, version = version + 1, "
-          "updated_at = ? WHERE id = ?",
-          {SqlTextOrNull(board_id), SqlTextOrNull(column_id), SqlText(ctx.now), SqlText(task_id)})
-      .status();
+  return SetTaskBoardPlacement(ctx.txn, task_id, board_id, column_id, ctx.now);
 }
 
 Result<Json> InsertBoard(OpContext& ctx, const std::string& name, const std::string& project_id,
                          const std::string& description, const Json& template_name,
                          const Json& columns, Json payload) {
-  ASSIGN_OR_RETURN(std::vector<Row> taken,
-                   ctx.txn.Query("SELECT id FROM boards WHERE project_key = ? AND name = ?",
-                                 {SqlText(project_id), SqlText(name)}));
-  if (!taken.empty()) {
+  ASSIGN_OR_RETURN(std::optional<std::string> taken,
+                   FindBoardIdByName(ctx.txn, project_id, name));
+  if (taken) {
     return AlreadyExistsError("name: " +
                               (project_id.empty()
                                    ? std::string("a board without a project")
                                    : "project " + project_id + " already has a board") +
-                              " named " + Quote(name) + " (" + taken[0].Str(0) + ")" +
+                              " named " + Quote(name) + " (" + *taken + ")" +
                               (project_id.empty() ? " already exists" : ""));
   }
   const std::string id = NewId("board");
-  RETURN_IF_ERROR(
-      ctx.txn
-          .Exec("INSERT INTO boards (id, name, project_key, project_id, description, "
-                "template, columns, config, version, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, '{}', 1, ?, ?)",
-                {SqlText(id), SqlText(name), SqlText(project_id), SqlTextOrNull(project_id),
-                 SqlText(description),
-                 template_name.is_string() ? SqlText(template_name.get<std::string>()) : SqlNull(),
-                 SqlText(CanonicalJson(columns)), SqlText(ctx.now), SqlText(ctx.now)})
-          .status());
+  RETURN_IF_ERROR(InsertBoardRow(
+      ctx.txn,
+      {.id = id,
+       .name = name,
+       .project_id = project_id,
+       .description = description,
+       .template_name = template_name.is_string()
+                            ? std::optional<std::string>(template_name.get<std::string>())
+                            : std::nullopt,
+       .columns = columns,
+       .now = ctx.now}));
   Json names = Json::array();
   for (const Json& c : columns) names.push_back(c["name"]);
   payload.update({{"board_id", id},
@@ -224,16 +216,13 @@ Status DoMove(OpContext& ctx, const Json& task, const Json& board, const Json& f
 
 // Per column id, the tasks on "board" in that column; orphans under "".
 Result<std::map<std::string, Json>> TasksByColumn(Txn& txn, const Json& board) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT id, title, status, board_column FROM tasks "
-                             "WHERE board_id = ? ORDER BY priority DESC, position, created_at, id",
-                             {SqlText(Str(board, "id"))}));
+  ASSIGN_OR_RETURN(std::vector<BoardCard> cards, ListBoardCards(txn, Str(board, "id")));
   std::map<std::string, Json> out;
-  for (const Row& r : rows) {
-    const std::string col = r.Str(3);
-    Json card = {{"id", r.Str(0)}, {"title", r.Str(1)}, {"status", r.Str(2)}};
+  for (const BoardCard& c : cards) {
+    const std::string col = c.board_column.value_or("");
+    Json card = {{"id", c.id}, {"title", c.title}, {"status", c.status}};
     const std::string key = ColumnById(board, col) != nullptr ? col : "";
-    if (key.empty()) card["column"] = RowTextOrNull(r, 3);
+    if (key.empty()) card["column"] = OrNull(c.board_column);
     out[key].push_back(std::move(card));
   }
   return out;
@@ -262,14 +251,14 @@ Result<Json> CreateBoardTemplate(OpContext& ctx, const Json& in) {
   }
   ASSIGN_OR_RETURN(Json columns, NormalizeColumns(in.at("columns"), IndexedField("columns"),
                                                   IdMode::kDrop, "columns"));
-  Status inserted = ctx.txn
-                        .Exec(
-                            "INSERT INTO board_templates (name, description, icon, columns, "
-                            "created_at) VALUES (?, ?, ?, ?, ?)",
-                            {SqlText(name), SqlText(in.value("description", "")),
-                             SqlTextOrNull(in.value("icon", "")), SqlText(CanonicalJson(columns)),
-                             SqlText(ctx.now)})
-                        .status();
+  const std::string icon = in.value("icon", "");
+  Status inserted = InsertBoardTemplateRow(
+      ctx.txn,
+      {.name = name,
+       .description = in.value("description", ""),
+       .icon = icon.empty() ? std::nullopt : std::optional<std::string>(icon),
+       .columns = columns},
+      ctx.now);
   if (inserted.code() == StatusCode::kAlreadyExists) {
     return AlreadyExistsError("name: a board template named " + Quote(name) + " already exists");
   }
@@ -324,20 +313,15 @@ Result<Json> ShowBoard(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> ListBoards(OpContext& ctx, const Json& in) {
-  std::string sql = std::string("SELECT ") + kBoardColumns +
-                    ", (SELECT COUNT(*) FROM tasks t WHERE t.board_id = boards.id) FROM boards";
-  std::vector<SqlValue> params;
+  std::optional<std::string> project_key;
   if (in.contains("project")) {
-    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
-    sql += " WHERE project_key = ?";
-    params.push_back(SqlText(pid));
+    ASSIGN_OR_RETURN(project_key, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
   }
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query(sql + " ORDER BY project_key, name", params));
+  ASSIGN_OR_RETURN(std::vector<BoardListing> rows, ListBoardRows(ctx.txn, project_key));
   Json list = Json::array();
-  for (const Row& r : rows) {
-    Json b = BoardRowToJson(r);
-    b["task_count"] = r.Int(10);
+  for (const BoardListing& r : rows) {
+    Json b = BoardToJson(r.board);
+    b["task_count"] = r.task_count;
     list.push_back(std::move(b));
   }
   return Json{{"boards", list}};
@@ -429,36 +413,34 @@ Result<Json> MoveBoardTask(OpContext& ctx, const Json& in) {
 
 Result<Json> ReconcileBoard(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT id, board_column, run_id FROM tasks WHERE board_id = ? "
-                                 "ORDER BY id",
-                                 {SqlText(Str(board, "id"))}));
+  ASSIGN_OR_RETURN(std::vector<BoardPlacement> rows,
+                   ListBoardPlacements(ctx.txn, Str(board, "id")));
   Json repaired = Json::array();
-  for (const Row& r : rows) {
-    if (ColumnById(board, r.Str(1)) != nullptr) continue;
+  for (const BoardPlacement& r : rows) {
+    if (ColumnById(board, r.board_column.value_or("")) != nullptr) continue;
     Json to = board["columns"][0];
     std::string reason = "first column";
     for (const Json& c : board["columns"]) {
-      if (!r.IsNull(1) && c["name"] == r.Str(1)) {
+      if (r.board_column && c["name"] == *r.board_column) {
         to = c;
         reason = "matched by name";
         break;
       }
     }
-    RETURN_IF_ERROR(SetPlacement(ctx, r.Str(0), Str(board, "id"), Str(to, "id")));
-    Json entry = {{"task", r.Str(0)},
-                  {"from", RowTextOrNull(r, 1)},
+    RETURN_IF_ERROR(SetPlacement(ctx, r.id, Str(board, "id"), Str(to, "id")));
+    Json entry = {{"task", r.id},
+                  {"from", OrNull(r.board_column)},
                   {"to", to["name"]},
                   {"column_id", to["id"]},
                   {"reason", reason}};
     RETURN_IF_ERROR(
-        AppendEvent(ctx, {.run_id = r.IsNull(2) ? "" : r.Str(2),
+        AppendEvent(ctx, {.run_id = r.run_id.value_or(""),
                           .kind = "board.repaired",
-                          .summary = "task " + r.Str(0) + " on board " + Str(board, "name") +
+                          .summary = "task " + r.id + " on board " + Str(board, "name") +
                                      " had no valid column; "
                                      "put in " +
                                      Str(to, "name") + " (" + reason + ")",
-                          .payload = {{"task_id", r.Str(0)},
+                          .payload = {{"task_id", r.id},
                                       {"board_id", board["id"]},
                                       {"board", board["name"]},
                                       {"from", entry["from"]},
@@ -542,11 +524,7 @@ Result<Json> EditBoardColumn(OpContext& ctx, const Json& in) {
                                                   : "columns[" + std::to_string(i) + "]";
                                      },
                                      IdMode::kKeep, "columns"));
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE boards SET columns = ?, version = version + 1, updated_at = ? "
-                            "WHERE id = ?",
-                            {SqlText(CanonicalJson(columns)), SqlText(ctx.now), SqlText(board_id)})
-                      .status());
+  RETURN_IF_ERROR(UpdateBoardColumns(ctx.txn, board_id, columns, ctx.now));
   RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "board.column_edited",
                                     .summary = "column " + Str(column, "name") + " of board " +
                                                Str(board, "name") + " edited",
@@ -563,28 +541,18 @@ Result<Json> DeleteBoard(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
   const std::string board_id = Str(board, "id");
   RETURN_IF_ERROR(CheckExpectedVersion(in, "board", board_id, board["version"].get<int64_t>()));
-  ASSIGN_OR_RETURN(
-      std::vector<Row> rows,
-      ctx.txn.Query("SELECT id FROM tasks WHERE board_id = ? ORDER BY id", {SqlText(board_id)}));
-  Json cleared = Json::array();
-  std::vector<std::string> ids;
-  for (const Row& r : rows) {
-    cleared.push_back(r.Str(0));
-    ids.push_back(r.Str(0));
-  }
+  ASSIGN_OR_RETURN(std::vector<std::string> ids, ListBoardTaskIds(ctx.txn, board_id));
+  const Json cleared = ids;
+  const size_t on_board = ids.size();
   if (!ids.empty() && !in.value("force", false)) {
     if (ids.size() > 5) ids.resize(5);
     return FailedPreconditionError(
-        "board: board " + Str(board, "name") + " still has " + std::to_string(rows.size()) +
-        " task(s) (" + JoinNames(ids) + (rows.size() > 5 ? ", ..." : "") +
+        "board: board " + Str(board, "name") + " still has " + std::to_string(on_board) +
+        " task(s) (" + JoinNames(ids) + (on_board > 5 ? ", ..." : "") +
         "); take them off with board.remove_task, or pass force to clear them");
   }
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE tasks SET board_id = NULL, board_column = NULL, "
-                            "version = version + 1, updated_at = ? WHERE board_id = ?",
-                            {SqlText(ctx.now), SqlText(board_id)})
-                      .status());
-  RETURN_IF_ERROR(ctx.txn.Exec("DELETE FROM boards WHERE id = ?", {SqlText(board_id)}).status());
+  RETURN_IF_ERROR(ClearBoardOfTasks(ctx.txn, board_id, ctx.now));
+  RETURN_IF_ERROR(DeleteBoardRow(ctx.txn, board_id));
   RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "board.deleted",
                                     .summary = "board " + Str(board, "name") + " deleted" +
                                                (cleared.empty() ? "" : ", its tasks taken off"),
@@ -598,19 +566,15 @@ Result<Json> DeleteBoard(OpContext& ctx, const Json& in) {
 
 Result<Json> ExportBoard(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT id, title, status, board_column FROM tasks "
-                                 "WHERE board_id = ? ORDER BY priority DESC, position, "
-                                 "created_at, id",
-                                 {SqlText(Str(board, "id"))}));
+  ASSIGN_OR_RETURN(std::vector<BoardCard> cards, ListBoardCards(ctx.txn, Str(board, "id")));
   Json tasks = Json::array();
-  for (const Row& r : rows) {
-    const Json* column = ColumnById(board, r.Str(3));
-    tasks.push_back({{"id", r.Str(0)},
-                     {"title", r.Str(1)},
-                     {"status", r.Str(2)},
+  for (const BoardCard& c : cards) {
+    const Json* column = ColumnById(board, c.board_column.value_or(""));
+    tasks.push_back({{"id", c.id},
+                     {"title", c.title},
+                     {"status", c.status},
                      {"column", column != nullptr ? (*column)["name"] : Json()},
-                     {"column_id", RowTextOrNull(r, 3)}});
+                     {"column_id", OrNull(c.board_column)}});
   }
   return Json{{"schemaVersion", 1}, {"board", board}, {"tasks", tasks}};
 }

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "engine/core/agent_rows.h"
 #include "engine/core/agents.h"
 #include "engine/core/core_services.h"
 #include "engine/ledger/ledger.h"
+#include "store/tables/agent_table.h"
+#include "store/tables/chat_message_table.h"
+#include "store/tables/message_table.h"
 #include "util/clock.h"
 #include "util/subprocess.h"
 
@@ -19,54 +23,17 @@ constexpr int64_t kDefaultLimit = 100;
 constexpr size_t kPreviewBytes = 80;
 constexpr size_t kMaxErrorBytes = 500;
 
-constexpr char kMessageColumns[] =
-    "m.id, m.seq, m.sender, m.recipient, m.addressed_to, m.body, m.source, m.meta, "
-    "m.run_id, m.project_id, m.read, m.read_at, m.read_by, m.delivery_status, "
-    "m.delivery_attempts, m.delivered_at, m.last_error, m.next_attempt_ms, m.created_at";
-constexpr size_t kMessageColumnCount = 19;
-
-constexpr char kChatColumns[] =
-    "m.id, m.seq, m.channel, m.sender, m.body, m.project_id, m.meta, m.created_at";
-
-Json MessageRowToJson(const Row& r) {
-  return Json{{"id", r.Str(0)},
-              {"seq", r.Int(1)},
-              {"from", r.Str(2)},
-              {"to", r.Str(3)},
-              {"addressed_to", r.Str(4)},
-              {"body", r.Str(5)},
-              {"source", r.Str(6)},
-              {"meta", RowJsonOr(r, 7, Json::object())},
-              {"run_id", RowTextOrNull(r, 8)},
-              {"project_id", RowTextOrNull(r, 9)},
-              {"read", r.Int(10) != 0},
-              {"read_at", RowTextOrNull(r, 11)},
-              {"read_by", RowTextOrNull(r, 12)},
-              {"delivery_status", r.Str(13)},
-              {"delivery_attempts", r.Int(14)},
-              {"delivered_at", RowTextOrNull(r, 15)},
-              {"last_error", RowTextOrNull(r, 16)},
-              {"next_attempt_at", r.Int(17) == 0 ? Json() : Json(FormatTime(r.Int(17)))},
-              {"created_at", r.Str(18)}};
-}
-
-Json ChatRowToJson(const Row& r) {
-  return Json{{"id", r.Str(0)},
-              {"seq", r.Int(1)},
-              {"channel", r.Str(2)},
-              {"from", r.Str(3)},
-              {"body", r.Str(4)},
-              {"project_id", RowTextOrNull(r, 5)},
-              {"meta", RowJsonOr(r, 6, Json::object())},
-              {"created_at", r.Str(7)}};
-}
-
 std::string TextOrEmpty(const Json& v) { return v.is_string() ? v.get<std::string>() : ""; }
 
-template <typename ToJson>
-Json RowsToJson(const std::vector<Row>& rows, ToJson to_json) {
+// in[key] when given.
+std::optional<std::string> OptionalText(const Json& in, const char* key) {
+  if (!in.contains(key)) return std::nullopt;
+  return in[key].get<std::string>();
+}
+
+Json MessagesToJson(const std::vector<Message>& messages) {
   Json list = Json::array();
-  for (const Row& r : rows) list.push_back(to_json(r));
+  for (const Message& m : messages) list.push_back(MessageToJson(m));
   return list;
 }
 
@@ -79,25 +46,16 @@ std::string Preview(std::string text, size_t max = kPreviewBytes) {
   return text.substr(0, end) + "...";
 }
 
-// Completes "sql" (a SELECT over alias m ending in its WHERE clause) with the
-// paging rule of mail.h: forward from "since", else the newest "limit".
-Result<std::vector<Row>> Page(Txn& txn, std::string sql, std::vector<SqlValue> params,
-                              const Json& in, bool forward) {
-  forward = forward || in.contains("since");
-  sql += std::string(" AND m.seq > ? ORDER BY m.seq ") + (forward ? "ASC" : "DESC") + " LIMIT ?";
-  params.push_back(SqlInt(in.value("since", int64_t{0})));
-  params.push_back(SqlInt(in.value("limit", kDefaultLimit)));
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
-  if (!forward) std::reverse(rows.begin(), rows.end());
-  return rows;
+// The paging rule of mail.h: forward from "since", else the newest "limit".
+SeqPage PageOf(const Json& in, bool forward) {
+  return SeqPage{.since = in.value("since", int64_t{0}),
+                 .limit = in.value("limit", kDefaultLimit),
+                 .forward = forward || in.contains("since")};
 }
 
 Result<Json> LoadMessage(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(std::string("SELECT ") + kMessageColumns +
-                                                        " FROM messages m WHERE m.id = ?",
-                                                    {SqlText(id)}));
-  if (rows.empty()) return NotFoundError("id: no message with id \"" + id + "\"");
-  return MessageRowToJson(rows[0]);
+  ASSIGN_OR_RETURN(Message message, LoadMessageRow(txn, id));
+  return MessageToJson(message);
 }
 
 // Agents act only for themselves; the other roles may act for anyone.
@@ -110,14 +68,8 @@ Status CheckSelf(const OpContext& ctx, const std::string& id, const char* field,
 constexpr char kHowAgentsRegister[] =
     " (an agent is registered by its first call; the agent_list tool shows those that are)";
 
-Result<bool> IsAgent(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT 1 FROM agents WHERE id = ?", {SqlText(id)}));
-  return !rows.empty();
-}
-
 Status RequireAgent(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(bool known, IsAgent(txn, id));
+  ASSIGN_OR_RETURN(bool known, AgentExists(txn, id));
   if (known) return Status();
   return NotFoundError("agent: no agent \"" + id + "\" is registered" + kHowAgentsRegister);
 }
@@ -125,27 +77,22 @@ Status RequireAgent(Txn& txn, const std::string& id) {
 // The agents an address reaches, by id; NotFound naming it when none.
 Result<std::vector<std::string>> Recipients(Txn& txn, const std::string& to,
                                             const std::string& sender) {
-  std::string where = "id = ?";
+  AgentMatch match = AgentMatch::kId;
   std::string arg = to;
   std::string nobody = "no agent \"" + to + "\" is registered" + kHowAgentsRegister;
   if (to == "*") {
-    where = "id <> ?";
+    match = AgentMatch::kAllBut;
     arg = sender;
     nobody = "no agent other than the sender \"" + sender + "\" is registered";
   } else if (to.starts_with("role:") || to.starts_with("team:")) {
     const std::string kind = to.substr(0, 4);
     arg = to.substr(5);
     if (arg.empty()) return InvalidArgumentError("to: \"" + to + "\" needs a " + kind + " name");
-    where = kind + " = ?";
+    match = kind == "role" ? AgentMatch::kRole : AgentMatch::kTeam;
     nobody = "no registered agent has " + kind + " \"" + arg + "\"";
   }
-  ASSIGN_OR_RETURN(
-      std::vector<Row> rows,
-      txn.Query("SELECT id FROM agents WHERE " + where + " ORDER BY id", {SqlText(arg)}));
-  if (rows.empty()) return Status(StatusCode::kNotFound, "to: " + nobody, Json{{"to", to}});
-  std::vector<std::string> ids;
-  ids.reserve(rows.size());
-  for (const Row& r : rows) ids.push_back(r.Str(0));
+  ASSIGN_OR_RETURN(std::vector<std::string> ids, ListAgentIdsMatching(txn, match, arg));
+  if (ids.empty()) return Status(StatusCode::kNotFound, "to: " + nobody, Json{{"to", to}});
   return ids;
 }
 
@@ -166,21 +113,12 @@ Status ResolveScope(OpContext& ctx, const Json& in, std::string* run_id, std::st
   return Status();
 }
 
-struct NewMessage {
-  std::string sender, recipient, addressed_to, body, source, run_id, project_id;
-  Json meta = Json::object();
-};
-
-Result<Json> InsertMessage(OpContext& ctx, const NewMessage& m) {
+// Inserts "m" under a new id, created now.
+Result<Json> InsertMessage(OpContext& ctx, NewMessageRow m) {
   const std::string id = NewId("msg");
-  RETURN_IF_ERROR(
-      ctx.txn
-          .Exec("INSERT INTO messages (id, project_id, run_id, sender, recipient, addressed_to, "
-                "body, source, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                {SqlText(id), SqlTextOrNull(m.project_id), SqlTextOrNull(m.run_id),
-                 SqlText(m.sender), SqlText(m.recipient), SqlText(m.addressed_to), SqlText(m.body),
-                 SqlText(m.source), SqlText(CanonicalJson(m.meta)), SqlText(ctx.now)})
-          .status());
+  m.id = id;
+  m.created_at = ctx.now;
+  RETURN_IF_ERROR(InsertMessageRow(ctx.txn, m));
   const std::string via = m.addressed_to == m.recipient ? "" : " (as " + m.addressed_to + ")";
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = m.run_id,
                                     .kind = "message.sent",
@@ -204,22 +142,18 @@ Status AppendReadEvent(OpContext& ctx, const std::string& agent, const Json& ids
 }
 
 Status MarkRead(OpContext& ctx, const std::string& id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("UPDATE messages SET read = 1, read_at = ?, read_by = ? "
-                                 "WHERE id = ? AND read = 0 RETURNING run_id",
-                                 {SqlText(ctx.now), SqlText(ctx.actor.id), SqlText(id)}));
+  ASSIGN_OR_RETURN(std::optional<std::string> run_id,
+                   MarkMessageRowRead(ctx.txn, id, ctx.now, ctx.actor.id));
   // The read event is the inbox's, not a run's; a run whose message this is
   // has still changed (its seed-file mirror shows read flags).
-  for (const Row& r : rows) {
-    if (!r.IsNull(0)) ctx.touched_runs.insert(r.Str(0));
-  }
+  if (run_id) ctx.touched_runs.insert(*run_id);
   return Status();
 }
 
 }  // namespace
 
 Result<Json> SendMail(OpContext& ctx, const Json& in) {
-  NewMessage m{.sender = in.value("from", ctx.actor.id),
+  NewMessageRow m{.sender = in.value("from", ctx.actor.id),
                .addressed_to = in.at("to").get<std::string>(),
                .body = in.at("body").get<std::string>(),
                .source = in.value("source", "agent"),
@@ -244,12 +178,9 @@ Result<Json> ReadInbox(OpContext& ctx, const Json& in, bool mark_read) {
   // so its first call may be a read or a wait; another's inbox must exist.
   if (agent != ctx.actor.id) RETURN_IF_ERROR(RequireAgent(ctx.txn, agent));
   const bool unread_only = in.value("unread_only", false);
-  std::string sql =
-      std::string("SELECT ") + kMessageColumns + " FROM messages m WHERE m.recipient = ?";
-  if (unread_only) sql += " AND m.read = 0";
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   Page(ctx.txn, sql, {SqlText(agent)}, in, /*forward=*/unread_only));
-  Json messages = RowsToJson(rows, MessageRowToJson);
+  ASSIGN_OR_RETURN(std::vector<Message> rows,
+                   ListInboxRows(ctx.txn, agent, unread_only, PageOf(in, /*forward=*/unread_only)));
+  Json messages = MessagesToJson(rows);
   Json marked = Json::array();
   for (Json& m : messages) {
     if (!mark_read || m["read"].get<bool>()) continue;
@@ -277,56 +208,34 @@ Result<Json> MarkMessageRead(OpContext& ctx, const Json& in) {
 Result<Json> ListOutbox(OpContext& ctx, const Json& in) {
   const std::string agent = in.value("agent", ctx.actor.id);
   RETURN_IF_ERROR(CheckSelf(ctx, agent, "agent", "read only its own outbox"));
-  std::string sql =
-      std::string("SELECT ") + kMessageColumns + " FROM messages m WHERE m.sender = ?";
-  std::vector<SqlValue> params = {SqlText(agent)};
-  if (in.contains("status")) {
-    sql += " AND m.delivery_status = ?";
-    params.push_back(SqlText(in["status"].get<std::string>()));
-  }
-  ASSIGN_OR_RETURN(std::vector<Row> rows, Page(ctx.txn, sql, params, in, /*forward=*/false));
-  return Json{{"messages", RowsToJson(rows, MessageRowToJson)}};
+  ASSIGN_OR_RETURN(std::vector<Message> rows,
+                   ListOutboxRows(ctx.txn, agent, OptionalText(in, "status"),
+                                  PageOf(in, /*forward=*/false)));
+  return Json{{"messages", MessagesToJson(rows)}};
 }
 
 Result<Json> ListMail(OpContext& ctx, const Json& in) {
-  std::string sql = std::string("SELECT ") + kMessageColumns + " FROM messages m WHERE 1 = 1";
-  std::vector<SqlValue> params;
-  if (in.contains("run")) {
-    sql += " AND m.run_id = ?";
-    params.push_back(SqlText(in["run"].get<std::string>()));
-  }
-  if (in.contains("agent")) {
-    sql += " AND (m.sender = ? OR m.recipient = ?)";
-    params.push_back(SqlText(in["agent"].get<std::string>()));
-    params.push_back(SqlText(in["agent"].get<std::string>()));
-  }
-  if (in.contains("status")) {
-    sql += " AND m.delivery_status = ?";
-    params.push_back(SqlText(in["status"].get<std::string>()));
-  }
-  if (in.value("unread_only", false)) sql += " AND m.read = 0";
-  ASSIGN_OR_RETURN(std::vector<Row> rows, Page(ctx.txn, sql, params, in, /*forward=*/false));
-  return Json{{"messages", RowsToJson(rows, MessageRowToJson)}};
+  const MessageFilter filter{.run_id = OptionalText(in, "run"),
+                             .agent = OptionalText(in, "agent"),
+                             .delivery_status = OptionalText(in, "status"),
+                             .unread_only = in.value("unread_only", false)};
+  ASSIGN_OR_RETURN(std::vector<Message> rows,
+                   ListMessageRows(ctx.txn, filter, PageOf(in, /*forward=*/false)));
+  return Json{{"messages", MessagesToJson(rows)}};
 }
 
 Result<Json> PendingDeliveries(OpContext& ctx, const Json& in) {
-  std::string sql = std::string("SELECT ") + kMessageColumns +
-                    ", a.status, a.delivery_command FROM messages m JOIN agents a ON "
-                    "a.id = m.recipient WHERE m.delivery_status IN ('pending', 'failed') AND "
-                    "m.read = 0 AND m.next_attempt_ms <= ? AND a.delivery_command IS NOT NULL "
-                    "AND a.delivery_command <> ''";
-  std::vector<SqlValue> params = {SqlInt(ctx.now_ms)};
-  if (in.contains("agent")) {
-    sql += " AND m.recipient = ?";
-    params.push_back(SqlText(in["agent"].get<std::string>()));
+  ASSIGN_OR_RETURN(std::vector<PendingDelivery> rows,
+                   ListPendingDeliveries(ctx.txn, ctx.now_ms, OptionalText(in, "agent"),
+                                         PageOf(in, /*forward=*/true)));
+  Json deliveries = Json::array();
+  for (const PendingDelivery& d : rows) {
+    Json m = MessageToJson(d.message);
+    m["agent_status"] = d.agent_status;
+    m["delivery_command"] = d.delivery_command;
+    deliveries.push_back(std::move(m));
   }
-  ASSIGN_OR_RETURN(std::vector<Row> rows, Page(ctx.txn, sql, params, in, /*forward=*/true));
-  return Json{{"deliveries", RowsToJson(rows, [](const Row& r) {
-                 Json m = MessageRowToJson(r);
-                 m["agent_status"] = r.Str(kMessageColumnCount);
-                 m["delivery_command"] = r.Str(kMessageColumnCount + 1);
-                 return m;
-               })}};
+  return Json{{"deliveries", deliveries}};
 }
 
 Result<Json> ClaimDelivery(OpContext& ctx, const Json& in) {
@@ -341,13 +250,10 @@ Result<Json> ClaimDelivery(OpContext& ctx, const Json& in) {
   if (agent["status"] != "idle") {
     return refuse("agent " + to + " is " + agent["status"].get<std::string>() + ", not idle");
   }
-  ASSIGN_OR_RETURN(int64_t taken,
-                   ctx.txn.Exec("UPDATE messages SET next_attempt_ms = ? WHERE id = ? AND "
-                                "delivery_status IN ('pending', 'failed') AND read = 0 AND "
-                                "next_attempt_ms <= ?",
-                                {SqlInt(ctx.now_ms + in.at("lease_ms").get<int64_t>()), SqlText(id),
-                                 SqlInt(ctx.now_ms)}));
-  if (taken == 0) {
+  ASSIGN_OR_RETURN(bool taken,
+                   LeaseMessageDelivery(ctx.txn, id, ctx.now_ms + in.at("lease_ms").get<int64_t>(),
+                                        ctx.now_ms));
+  if (!taken) {
     return refuse("message " + id + " is not due: it is " +
                   m["delivery_status"].get<std::string>() +
                   (m["read"].get<bool>() ? " and read" : ", being delivered or waiting to retry"));
@@ -372,12 +278,7 @@ struct Attempt {
 };
 
 Status RecordSuccess(OpContext& ctx, const Attempt& a) {
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE messages SET delivery_status = 'delivered', "
-                            "delivery_attempts = ?, delivered_at = ?, next_attempt_ms = 0 "
-                            "WHERE id = ?",
-                            {SqlInt(a.number), SqlText(ctx.now), SqlText(a.id)})
-                      .status());
+  RETURN_IF_ERROR(MarkMessageDelivered(ctx.txn, a.id, a.number, ctx.now));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = a.run_id,
                                     .kind = "message.delivered",
                                     .summary = a.what + " delivered (attempt " +
@@ -417,12 +318,8 @@ Status RecordFailure(OpContext& ctx, Attempt& a, const Json& m, const Json& in) 
   const int64_t backoff = in.value("retry_after_ms", int64_t{1000}) *
                           (int64_t{1} << std::min<int64_t>(a.number - 1, 20));
   const int64_t retry_at = escalate ? 0 : ctx.now_ms + backoff;
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE messages SET delivery_status = ?, delivery_attempts = ?, "
-                            "last_error = ?, next_attempt_ms = ? WHERE id = ?",
-                            {SqlText(escalate ? "escalated" : "failed"), SqlInt(a.number),
-                             SqlText(error), SqlInt(retry_at), SqlText(a.id)})
-                      .status());
+  RETURN_IF_ERROR(MarkMessageDeliveryFailed(ctx.txn, a.id, escalate ? "escalated" : "failed",
+                                            a.number, error, retry_at));
   a.payload["error"] = error;
   const std::string n = std::to_string(a.number);
   if (!escalate) {
@@ -436,7 +333,7 @@ Status RecordFailure(OpContext& ctx, Attempt& a, const Json& m, const Json& in) 
   }
   // The sender hears of it if it has an inbox; never of a notice, so two
   // unreachable agents cannot bounce notices for ever.
-  ASSIGN_OR_RETURN(bool sender_is_agent, IsAgent(ctx.txn, a.from));
+  ASSIGN_OR_RETURN(bool sender_is_agent, AgentExists(ctx.txn, a.from));
   const bool notify = sender_is_agent && m["source"] != "system";
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = a.run_id,
                                     .kind = "message.escalated",
@@ -478,50 +375,46 @@ Result<Json> PostChat(OpContext& ctx, const Json& in) {
   const std::string id = NewId("chat");
   const std::string channel = in.at("channel").get<std::string>();
   const std::string body = in.at("body").get<std::string>();
-  RETURN_IF_ERROR(
-      ctx.txn
-          .Exec("INSERT INTO chat_messages (id, channel, project_id, sender, body, "
-                "meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                {SqlText(id), SqlText(channel), SqlTextOrNull(project_id), SqlText(sender),
-                 SqlText(body), SqlText(CanonicalJson(in.value("meta", Json::object()))),
-                 SqlText(ctx.now)})
-          .status());
+  RETURN_IF_ERROR(InsertChatMessageRow(
+      ctx.txn, {.id = id,
+                .channel = channel,
+                .sender = sender,
+                .body = body,
+                .project_id = project_id.empty() ? std::nullopt : std::optional(project_id),
+                .meta = in.value("meta", Json::object()),
+                .created_at = ctx.now}));
   RETURN_IF_ERROR(
       AppendEvent(ctx, {.kind = "chat.posted",
                         .summary = sender + " in " + channel + ": " + Preview(body),
                         .payload = {{"message", id}, {"channel", channel}, {"from", sender}}})
           .status());
-  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(std::string("SELECT ") + kChatColumns +
-                                                            " FROM chat_messages m WHERE m.id = ?",
-                                                        {SqlText(id)}));
-  return ChatRowToJson(rows.at(0));
+  ASSIGN_OR_RETURN(ChatMessage posted, LoadChatMessageRow(ctx.txn, id));
+  return ChatMessageToJson(posted);
 }
 
 Result<Json> ChatHistory(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(
-      std::vector<Row> rows,
-      Page(ctx.txn,
-           std::string("SELECT ") + kChatColumns + " FROM chat_messages m WHERE m.channel = ?",
-           {SqlText(in.at("channel").get<std::string>())}, in, /*forward=*/false));
-  return Json{{"messages", RowsToJson(rows, ChatRowToJson)}};
+  ASSIGN_OR_RETURN(std::vector<ChatMessage> rows,
+                   ListChannelRows(ctx.txn, in.at("channel").get<std::string>(),
+                                   PageOf(in, /*forward=*/false)));
+  Json messages = Json::array();
+  for (const ChatMessage& m : rows) messages.push_back(ChatMessageToJson(m));
+  return Json{{"messages", messages}};
 }
 
 Result<Json> ListChatChannels(OpContext& ctx, const Json& in) {
-  std::string sql = "SELECT channel, COUNT(*), MAX(seq), MAX(created_at) FROM chat_messages";
-  std::vector<SqlValue> params;
+  std::optional<std::string> project_id;
   if (in.contains("project")) {
-    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
-    sql += " WHERE project_id = ?";
-    params.push_back(SqlText(pid));
+    ASSIGN_OR_RETURN(project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
   }
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query(sql + " GROUP BY channel ORDER BY channel", params));
-  return Json{{"channels", RowsToJson(rows, [](const Row& r) {
-                 return Json{{"channel", r.Str(0)},
-                             {"messages", r.Int(1)},
-                             {"last_seq", r.Int(2)},
-                             {"last_at", r.Str(3)}};
-               })}};
+  ASSIGN_OR_RETURN(std::vector<ChatChannel> rows, ListChatChannelRows(ctx.txn, project_id));
+  Json channels = Json::array();
+  for (const ChatChannel& c : rows) {
+    channels.push_back({{"channel", c.channel},
+                        {"messages", c.messages},
+                        {"last_seq", c.last_seq},
+                        {"last_at", c.last_at}});
+  }
+  return Json{{"channels", channels}};
 }
 
 // Running a delivery command.

@@ -3,12 +3,17 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "engine/core/agent_rows.h"
 #include "engine/core/core_services.h"
 #include "engine/core/task_graph.h"
 #include "engine/ledger/ledger.h"
+#include "store/tables/agent_table.h"
+#include "store/tables/task_table.h"
+#include "store/tables/team_reservation_table.h"
+#include "store/tables/team_table.h"
 #include "util/clock.h"
 #include "util/subprocess.h"
 
@@ -27,26 +32,24 @@ constexpr int kGitCloneMillis = 600000;  // checking out a large repository is s
 // How long a reserved name stays taken: every git step's timeout, and a minute.
 constexpr int64_t kReservationMillis = kGitCloneMillis + 4 * kGitQueryMillis + 60000;
 
-constexpr char kTeamColumns[] =
-    "name, project_id, repo, base_branch, branch, worktree_path, leader, members, "
-    "wish_run_id, machine, status, meta, version, created_at, updated_at";
+Json OrNull(const std::optional<std::string>& v) { return v ? Json(*v) : Json(); }
 
-Json TeamRowToJson(const Row& r) {
-  return Json{{"name", r.Str(0)},
-              {"project_id", RowTextOrNull(r, 1)},
-              {"repo", r.Str(2)},
-              {"base_branch", r.Str(3)},
-              {"branch", r.Str(4)},
-              {"worktree_path", r.Str(5)},
-              {"leader", RowTextOrNull(r, 6)},
-              {"members", RowJsonOr(r, 7, Json::array())},
-              {"wish_run_id", RowTextOrNull(r, 8)},
-              {"machine", r.Str(9)},
-              {"status", r.Str(10)},
-              {"meta", RowJsonOr(r, 11, Json::object())},
-              {"version", r.Int(12)},
-              {"created_at", r.Str(13)},
-              {"updated_at", r.Str(14)}};
+Json TeamToJson(const TeamRow& t) {
+  return Json{{"name", t.name},
+              {"project_id", OrNull(t.project_id)},
+              {"repo", t.repo},
+              {"base_branch", t.base_branch},
+              {"branch", t.branch},
+              {"worktree_path", t.worktree_path},
+              {"leader", OrNull(t.leader)},
+              {"members", t.members},
+              {"wish_run_id", OrNull(t.wish_run_id)},
+              {"machine", t.machine},
+              {"status", t.status},
+              {"meta", t.meta},
+              {"version", t.version},
+              {"created_at", t.created_at},
+              {"updated_at", t.updated_at}};
 }
 
 std::string Str(const Json& j, const char* key) {
@@ -326,29 +329,20 @@ Result<Json> LoadRecruit(Txn& txn, const std::string& agent_id, const std::strin
   if (!agent.ok()) return agent.status().WithPrefix(field);
   const std::string other = Str(*agent, "team");
   if (other.empty() || other == team) return agent;
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT status FROM teams WHERE name = ?", {SqlText(other)}));
-  if (rows.empty() || rows[0].Str(0) == kArchived) return agent;
+  ASSIGN_OR_RETURN(std::optional<std::string> status, FindTeamStatus(txn, other));
+  if (!status || *status == kArchived) return agent;
   return FailedPreconditionError(field + ": agent " + agent_id + " is a member of team " + other +
                                  "; fire it there first (`baton team fire " + other + " " +
                                  agent_id + "`)");
 }
 
 Status SetAgentTeam(OpContext& ctx, const std::string& agent, const std::string& team) {
-  return ctx.txn
-      .Exec("UPDATE agents SET team = ?, version = version + 1, updated_at = ? WHERE id = ?",
-            {SqlTextOrNull(team), SqlText(ctx.now), SqlText(agent)})
-      .status();
+  return SetAgentTeamRow(ctx.txn, agent, team, ctx.now);
 }
 
 Status StoreTeam(OpContext& ctx, const Json& team) {
-  return ctx.txn
-      .Exec(
-          "UPDATE teams SET members = ?, leader = ?, status = ?, version = version + 1, "
-          "updated_at = ? WHERE name = ?",
-          {SqlText(CanonicalJson(team["members"])), SqlTextOrNull(Str(team, "leader")),
-           SqlText(Str(team, "status")), SqlText(ctx.now), SqlText(Str(team, "name"))})
-      .status();
+  return UpdateTeamRow(ctx.txn, Str(team, "name"), team["members"], Str(team, "leader"),
+                       Str(team, "status"), ctx.now);
 }
 
 bool IsMember(const Json& team, const std::string& agent) {
@@ -387,15 +381,13 @@ Result<Json> CreateMembers(OpContext& ctx, const std::string& team, const Json& 
 }  // namespace
 
 Result<Json> LoadTeam(Txn& txn, const std::string& name) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query(std::string("SELECT ") + kTeamColumns + " FROM teams WHERE name = ?",
-                             {SqlText(name)}));
-  if (rows.empty()) {
+  ASSIGN_OR_RETURN(std::optional<TeamRow> team, FindTeamRow(txn, name));
+  if (!team) {
     return Status(StatusCode::kNotFound,
                   "name: no team \"" + name + "\"; `baton team list` shows the teams",
                   Json{{"team", name}});
   }
-  return TeamRowToJson(rows[0]);
+  return TeamToJson(*team);
 }
 
 Result<Json> ReserveTeam(OpContext& ctx, const Json& in) {
@@ -408,22 +400,17 @@ Result<Json> ReserveTeam(OpContext& ctx, const Json& in) {
                               Str(*existing, "status") + "); choose another name");
   }
   if (existing.status().code() != StatusCode::kNotFound) return existing.status();
-  ASSIGN_OR_RETURN(std::vector<Row> held,
-                   ctx.txn.Query("SELECT actor, tmp, expires_ms, created_at FROM "
-                                 "team_reservations WHERE name = ?",
-                                 {SqlText(name)}));
-  if (!held.empty() && held[0].Int(2) > ctx.now_ms) {
-    return AlreadyExistsError("name: team \"" + name + "\" is being created by " + held[0].Str(0) +
-                              " (since " + held[0].Str(3) + ", until " +
-                              FormatTime(held[0].Int(2)) + " at the latest); choose another name");
+  ASSIGN_OR_RETURN(std::optional<TeamReservation> held, FindTeamReservationHold(ctx.txn, name));
+  if (held && held->expires_ms > ctx.now_ms) {
+    return AlreadyExistsError("name: team \"" + name + "\" is being created by " + held->actor +
+                              " (since " + held->created_at + ", until " +
+                              FormatTime(held->expires_ms) +
+                              " at the latest); choose another name");
   }
   // A create that never finished (its process died during the clone) frees
   // the name; the caller removes its half-made clone ("abandoned").
-  const std::string abandoned = held.empty() ? "" : held[0].Str(1);
-  if (!held.empty()) {
-    RETURN_IF_ERROR(
-        ctx.txn.Exec("DELETE FROM team_reservations WHERE name = ?", {SqlText(name)}).status());
-  }
+  const std::string abandoned = held ? held->tmp : "";
+  if (held) RETURN_IF_ERROR(DeleteTeamReservation(ctx.txn, name));
   RETURN_IF_ERROR(CreateMembers(ctx, name, in).status());
   if (in.contains("project")) {
     RETURN_IF_ERROR(ResolveProjectId(ctx.txn, in["project"].get<std::string>()).status());
@@ -442,14 +429,15 @@ Result<Json> ReserveTeam(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(CheckTarget(root, path));
   const std::string token = in.contains("token") ? in["token"].get<std::string>() : NewId("tres");
   const std::string tmp = path.string() + "." + NewId("tmp");
-  RETURN_IF_ERROR(
-      ctx.txn
-          .Exec("INSERT INTO team_reservations (name, token, actor, repo, base_branch, path, tmp, "
-                "expires_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                {SqlText(name), SqlText(token), SqlText(ctx.actor.id), SqlText(repo),
-                 SqlText(base), SqlText(path.string()), SqlText(tmp),
-                 SqlInt(ctx.now_ms + kReservationMillis), SqlText(ctx.now)})
-          .status());
+  RETURN_IF_ERROR(InsertTeamReservation(ctx.txn, {.name = name,
+                                                  .token = token,
+                                                  .actor = ctx.actor.id,
+                                                  .repo = repo,
+                                                  .base_branch = base,
+                                                  .path = path.string(),
+                                                  .tmp = tmp,
+                                                  .expires_ms = ctx.now_ms + kReservationMillis,
+                                                  .created_at = ctx.now}));
   return Json{{"name", name},       {"token", token}, {"repo", repo},
               {"base_branch", base}, {"path", path.string()},
               {"tmp", tmp},         {"expires_ms", ctx.now_ms + kReservationMillis},
@@ -493,20 +481,20 @@ namespace {
 // The caller's own reservation of in.name, by in.token: {repo, base_branch, path}.
 Result<Json> LoadReservation(OpContext& ctx, const Json& in) {
   const std::string name = in.at("name").get<std::string>();
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT actor, repo, base_branch, path FROM team_reservations "
-                                 "WHERE name = ? AND token = ?",
-                                 {SqlText(name), SqlText(in.at("token").get<std::string>())}));
-  if (rows.empty()) {
+  ASSIGN_OR_RETURN(std::optional<TeamReservation> reserved,
+                   FindTeamReservation(ctx.txn, name, in.at("token").get<std::string>()));
+  if (!reserved) {
     return NotFoundError("token: no reservation of team \"" + name +
                          "\" with this token; it was released, or it expired and another "
                          "create took the name");
   }
-  if (rows[0].Str(0) != ctx.actor.id) {
+  if (reserved->actor != ctx.actor.id) {
     return PermissionDeniedError("token: the reservation of team \"" + name + "\" is " +
-                                 rows[0].Str(0) + "'s (caller: " + ctx.actor.id + ")");
+                                 reserved->actor + "'s (caller: " + ctx.actor.id + ")");
   }
-  return Json{{"repo", rows[0].Str(1)}, {"base_branch", rows[0].Str(2)}, {"path", rows[0].Str(3)}};
+  return Json{{"repo", reserved->repo},
+              {"base_branch", reserved->base_branch},
+              {"path", reserved->path}};
 }
 
 }  // namespace
@@ -534,18 +522,19 @@ Result<Json> FinishTeamCreate(OpContext& ctx, const Json& in) {
     RETURN_IF_ERROR(LoadRun(ctx.txn, wish_run_id).status().WithPrefix("wish_run"));
   }
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(kTeamMachine));
-  RETURN_IF_ERROR(
-      ctx.txn.Exec("DELETE FROM team_reservations WHERE name = ?", {SqlText(name)}).status());
-  RETURN_IF_ERROR(
-      ctx.txn
-          .Exec("INSERT INTO teams (name, project_id, repo, base_branch, branch, worktree_path, "
-                "leader, members, wish_run_id, machine, status, version, created_at, "
-                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-                {SqlText(name), SqlTextOrNull(project_id), SqlText(repo), SqlText(base),
-                 SqlText(name), SqlText(path), SqlTextOrNull(in.value("leader", "")),
-                 SqlText(CanonicalJson(members)), SqlTextOrNull(wish_run_id), SqlText(kTeamMachine),
-                 SqlText(machine->initial()), SqlText(ctx.now), SqlText(ctx.now)})
-          .status());
+  RETURN_IF_ERROR(DeleteTeamReservation(ctx.txn, name));
+  RETURN_IF_ERROR(InsertTeamRow(ctx.txn, {.name = name,
+                                          .project_id = project_id,
+                                          .repo = repo,
+                                          .base_branch = base,
+                                          .branch = name,
+                                          .worktree_path = path,
+                                          .leader = in.value("leader", ""),
+                                          .members = members,
+                                          .wish_run_id = wish_run_id,
+                                          .machine = kTeamMachine,
+                                          .status = machine->initial(),
+                                          .now = ctx.now}));
   for (const Json& m : members) RETURN_IF_ERROR(SetAgentTeam(ctx, m.get<std::string>(), name));
   ASSIGN_OR_RETURN(Json team, LoadTeam(ctx.txn, name));
   RETURN_IF_ERROR(
@@ -562,10 +551,7 @@ Result<Json> FinishTeamCreate(OpContext& ctx, const Json& in) {
 
 Result<Json> ReleaseTeamReservation(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(LoadReservation(ctx, in).status());
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("DELETE FROM team_reservations WHERE name = ?",
-                            {SqlText(in.at("name").get<std::string>())})
-                      .status());
+  RETURN_IF_ERROR(DeleteTeamReservation(ctx.txn, in.at("name").get<std::string>()));
   return Json{{"released", true}};
 }
 
@@ -574,20 +560,15 @@ Result<Json> ShowTeam(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> ListTeams(OpContext& ctx, const Json& in) {
-  std::string sql = std::string("SELECT ") + kTeamColumns + " FROM teams WHERE 1 = 1";
-  std::vector<SqlValue> params;
-  if (in.contains("status")) {
-    sql += " AND status = ?";
-    params.push_back(SqlText(in["status"].get<std::string>()));
-  }
+  TeamFilter filter;
+  if (in.contains("status")) filter.status = in["status"].get<std::string>();
   if (in.contains("project")) {
-    ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
-    sql += " AND project_id = ?";
-    params.push_back(SqlText(pid));
+    ASSIGN_OR_RETURN(filter.project_id,
+                     ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
   }
-  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql + " ORDER BY name", params));
+  ASSIGN_OR_RETURN(std::vector<TeamRow> rows, ListTeamRows(ctx.txn, filter));
   Json teams = Json::array();
-  for (const Row& r : rows) teams.push_back(TeamRowToJson(r));
+  for (const TeamRow& t : rows) teams.push_back(TeamToJson(t));
   return Json{{"teams", teams}};
 }
 
@@ -613,11 +594,7 @@ Result<Json> FireTeamMember(OpContext& ctx, const Json& in) {
   const bool was_leader = team["leader"] == agent;
   if (was_leader) team["leader"] = nullptr;
   RETURN_IF_ERROR(StoreTeam(ctx, team));
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE agents SET team = NULL, version = version + 1, "
-                            "updated_at = ? WHERE id = ? AND team = ?",
-                            {SqlText(ctx.now), SqlText(agent), SqlText(name)})
-                      .status());
+  RETURN_IF_ERROR(ClearAgentTeamRow(ctx.txn, agent, name, ctx.now));
   RETURN_IF_ERROR(AppendTeamEvent(
       ctx, team, "team.fired", "fired " + agent + (was_leader ? " (was its leader)" : ""),
       {{"agent", agent}, {"was_leader", was_leader}, {"members", members}}));
@@ -677,20 +654,14 @@ Result<Json> DisbandTeam(OpContext& ctx, const Json& in) {
     returned.insert(returned.end(), ids.begin(), ids.end());
   }
   if (!team["wish_run_id"].is_null()) {
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     ctx.txn.Query("SELECT id FROM tasks WHERE run_id = ? AND status = ? "
-                                   "ORDER BY id",
-                                   {SqlText(Str(team, "wish_run_id")), SqlText(kInProgress)}));
-    for (const Row& r : rows) {
-      RETURN_IF_ERROR(ReturnTaskToReady(ctx, r.Str(0), reason));
-      returned.push_back(r.Str(0));
+    ASSIGN_OR_RETURN(std::vector<std::string> ids,
+                     ListRunTaskIdsInStatus(ctx.txn, Str(team, "wish_run_id"), kInProgress));
+    for (const std::string& id : ids) {
+      RETURN_IF_ERROR(ReturnTaskToReady(ctx, id, reason));
+      returned.push_back(id);
     }
   }
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE agents SET team = NULL, version = version + 1, "
-                            "updated_at = ? WHERE team = ?",
-                            {SqlText(ctx.now), SqlText(name)})
-                      .status());
+  RETURN_IF_ERROR(ClearTeamOfAgents(ctx.txn, name, ctx.now));
   const Json members = team["members"];
   const Json leader = team["leader"];
   team["members"] = Json::array();

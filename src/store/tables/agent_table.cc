@@ -133,6 +133,7 @@ Status UpdateAgentRegistration(Txn& txn, const std::string& id,
   params.push_back(SqlText(id));
   return txn.Exec(sql, params).status();
 }
+// h19-coord:
 
 Result<bool> AgentExists(Txn& txn, const std::string& id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
@@ -155,6 +156,53 @@ Status RecordAgentHeartbeat(Txn& txn, const std::string& id, int64_t now_ms,
       .Exec("UPDATE agents SET last_heartbeat_ms = ?, version = version + 1, "
             "updated_at = ? WHERE id = ?",
             {SqlInt(now_ms), SqlText(now), SqlText(id)})
+Result<std::vector<std::string>> ListAgentIdsMatching(Txn& txn, AgentMatch match,
+                                                      const std::string& value) {
+  const char* where = "id = ?";
+  switch (match) {
+    case AgentMatch::kId:
+      break;
+    case AgentMatch::kAllBut:
+      where = "id <> ?";
+      break;
+    case AgentMatch::kRole:
+      where = "role = ?";
+      break;
+    case AgentMatch::kTeam:
+      where = "team = ?";
+      break;
+  }
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query(std::string("SELECT id FROM agents WHERE ") + where + " ORDER BY id",
+                             {SqlText(value)}));
+  std::vector<std::string> ids;
+  ids.reserve(rows.size());
+  for (const Row& r : rows) ids.push_back(r.Str(0));
+  return ids;
+}
+
+Status SetAgentTeamRow(Txn& txn, const std::string& id, const std::string& team,
+                       const std::string& now) {
+  return txn
+      .Exec("UPDATE agents SET team = ?, version = version + 1, updated_at = ? WHERE id = ?",
+            {SqlTextOrNull(team), SqlText(now), SqlText(id)})
+      .status();
+}
+
+Status ClearAgentTeamRow(Txn& txn, const std::string& id, const std::string& team,
+                         const std::string& now) {
+  return txn
+      .Exec("UPDATE agents SET team = NULL, version = version + 1, "
+            "updated_at = ? WHERE id = ? AND team = ?",
+            {SqlText(now), SqlText(id), SqlText(team)})
+      .status();
+}
+
+Status ClearTeamOfAgents(Txn& txn, const std::string& team, const std::string& now) {
+  return txn
+      .Exec("UPDATE agents SET team = NULL, version = version + 1, "
+            "updated_at = ? WHERE team = ?",
+            {SqlText(now), SqlText(team)})
       .status();
 }
 

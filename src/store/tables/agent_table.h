@@ -66,6 +66,7 @@ Status InsertAgentRow(Txn& txn, const std::string& id, const std::string& machin
 // Agent "id" registered again: the fields set, and its version bumped.
 Status UpdateAgentRegistration(Txn& txn, const std::string& id,
                                const AgentRegistration& registration, const std::string& now);
+// h19-coord:
 
 // Whether agent "id" is registered.
 Result<bool> AgentExists(Txn& txn, const std::string& id);
@@ -78,6 +79,22 @@ Status UpdateAgentStatusRow(Txn& txn, const std::string& id, const std::string& 
 // (unlike TouchAgentRow).
 Status RecordAgentHeartbeat(Txn& txn, const std::string& id, int64_t now_ms,
                             const std::string& now);
+// Which agents a mail address reaches (engine/coord/mail.h): the agent
+// "value" itself, every agent but "value", or those whose role or team is
+// "value".
+enum class AgentMatch { kId, kAllBut, kRole, kTeam };
+// The ids of the agents matching, by id.
+Result<std::vector<std::string>> ListAgentIdsMatching(Txn& txn, AgentMatch match,
+                                                      const std::string& value);
+
+// Puts agent "id" in team "team" (empty: none), bumping its version.
+Status SetAgentTeamRow(Txn& txn, const std::string& id, const std::string& team,
+                       const std::string& now);
+// Takes agent "id" out of team "team", if it is in it.
+Status ClearAgentTeamRow(Txn& txn, const std::string& id, const std::string& team,
+                         const std::string& now);
+// Takes every agent out of team "team".
+Status ClearTeamOfAgents(Txn& txn, const std::string& team, const std::string& now);
 
 }  // namespace baton
 

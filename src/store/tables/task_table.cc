@@ -156,6 +156,11 @@ Result<std::optional<std::string>> FirstId(Txn& txn, const std::string& sql,
 Result<std::vector<std::string>> Ids(Txn& txn, std::string_view sql,
                                      const std::vector<SqlValue>& params) {
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+// h19-coord:
+
+namespace {
+
+std::vector<std::string> IdsOfRows(const std::vector<Row>& rows) {
   std::vector<std::string> ids;
   ids.reserve(rows.size());
   for (const Row& r : rows) ids.push_back(r.Str(0));
@@ -297,6 +302,69 @@ Result<std::vector<std::string>> LeaseOwnersInStatus(Txn& txn, const std::string
              "a.id = t.lease_owner WHERE a.status = ? AND t.status = ? "
              "AND t.lease_owner IS NOT NULL ORDER BY t.lease_owner",
              {SqlText(agent_status), SqlText(task_status)});
+}  // namespace
+
+Result<std::vector<std::string>> ListRunTaskIdsInStatus(Txn& txn, const std::string& run_id,
+                                                        const std::string& status) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT id FROM tasks WHERE run_id = ? AND status = ? "
+                             "ORDER BY id",
+                             {SqlText(run_id), SqlText(status)}));
+  return IdsOfRows(rows);
+}
+
+Status SetTaskBoardPlacement(Txn& txn, const std::string& id, const std::string& board_id,
+                             const std::string& column_id, const std::string& now) {
+  return txn
+      .Exec("UPDATE tasks SET board_id = ?, board_column = ?, version = version + 1, "
+            "updated_at = ? WHERE id = ?",
+            {SqlTextOrNull(board_id), SqlTextOrNull(column_id), SqlText(now), SqlText(id)})
+      .status();
+}
+
+Status ClearBoardOfTasks(Txn& txn, const std::string& board_id, const std::string& now) {
+  return txn
+      .Exec("UPDATE tasks SET board_id = NULL, board_column = NULL, "
+            "version = version + 1, updated_at = ? WHERE board_id = ?",
+            {SqlText(now), SqlText(board_id)})
+      .status();
+}
+
+Result<std::vector<BoardCard>> ListBoardCards(Txn& txn, const std::string& board_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT id, title, status, board_column FROM tasks "
+                             "WHERE board_id = ? ORDER BY priority DESC, position, created_at, id",
+                             {SqlText(board_id)}));
+  std::vector<BoardCard> cards;
+  cards.reserve(rows.size());
+  for (const Row& r : rows) {
+    cards.push_back({.id = r.Str(0),
+                     .title = r.Str(1),
+                     .status = r.Str(2),
+                     .board_column = TextOrNone(r, 3)});
+  }
+  return cards;
+}
+
+Result<std::vector<BoardPlacement>> ListBoardPlacements(Txn& txn, const std::string& board_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT id, board_column, run_id FROM tasks WHERE board_id = ? "
+                             "ORDER BY id",
+                             {SqlText(board_id)}));
+  std::vector<BoardPlacement> placements;
+  placements.reserve(rows.size());
+  for (const Row& r : rows) {
+    placements.push_back(
+        {.id = r.Str(0), .board_column = TextOrNone(r, 1), .run_id = TextOrNone(r, 2)});
+  }
+  return placements;
+}
+
+Result<std::vector<std::string>> ListBoardTaskIds(Txn& txn, const std::string& board_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT id FROM tasks WHERE board_id = ? ORDER BY id",
+                             {SqlText(board_id)}));
+  return IdsOfRows(rows);
 }
 
 }  // namespace baton

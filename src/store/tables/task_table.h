@@ -154,6 +154,39 @@ Result<std::vector<TaskIdStatus>> TasksHeldOrAssigned(Txn& txn, const std::strin
 // each once, by id.
 Result<std::vector<std::string>> LeaseOwnersInStatus(Txn& txn, const std::string& agent_status,
                                                      const std::string& task_status);
+// h19-coord:
+
+// The ids of run "run_id"'s tasks in "status", by id.
+Result<std::vector<std::string>> ListRunTaskIdsInStatus(Txn& txn, const std::string& run_id,
+                                                        const std::string& status);
+
+// Puts task "id" on board "board_id" in column "column_id" (both empty: on
+// no board), bumping its version.
+Status SetTaskBoardPlacement(Txn& txn, const std::string& id, const std::string& board_id,
+                             const std::string& column_id, const std::string& now);
+// Takes every task of board "board_id" off it.
+Status ClearBoardOfTasks(Txn& txn, const std::string& board_id, const std::string& now);
+
+// A task as a board shows it, in board order (priority, highest first,
+// position, creation, id).
+struct BoardCard {
+  std::string id;
+  std::string title;
+  std::string status;
+  std::optional<std::string> board_column;
+};
+Result<std::vector<BoardCard>> ListBoardCards(Txn& txn, const std::string& board_id);
+
+// Where a task of a board sits, by task id, for board.reconcile.
+struct BoardPlacement {
+  std::string id;
+  std::optional<std::string> board_column;
+  std::optional<std::string> run_id;
+};
+Result<std::vector<BoardPlacement>> ListBoardPlacements(Txn& txn, const std::string& board_id);
+
+// The ids of board "board_id"'s tasks, by id.
+Result<std::vector<std::string>> ListBoardTaskIds(Txn& txn, const std::string& board_id);
 
 }  // namespace baton
 

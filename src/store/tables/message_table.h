@@ -1,0 +1,100 @@
+// File: message_table.h
+//
+// The messages table: the mailbox, one row per recipient of a message, with
+// its read and push-delivery state (engine/coord/mail.h), read as
+// model/message.h's Message. Listings page by seq (SeqPage). Portable SQL.
+
+#ifndef BATON_SRC_STORE_TABLES_MESSAGE_TABLE_H_
+#define BATON_SRC_STORE_TABLES_MESSAGE_TABLE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/message.h"
+#include "store/store.h"
+
+namespace baton {
+
+// A page of a listing by seq: "forward" pages on from "since" (oldest
+// first); otherwise it is the newest "limit" after "since". Either way the
+// rows come back oldest first. chat_message_table.h pages the same way.
+struct SeqPage {
+  int64_t since = 0;
+  int64_t limit = 100;
+  bool forward = false;
+};
+
+// The columns MessageFromRow reads, in its order, over alias "m":
+// "SELECT <columns> FROM messages m".
+extern const char kMessageColumns[];
+
+Message MessageFromRow(const Row& row);
+
+// NotFound "id: no message with id ..." when there is none.
+Result<Message> LoadMessageRow(Txn& txn, const std::string& id);
+
+// A new message; the store fills seq, read and delivery state. Empty
+// "run_id" and "project_id" are stored as NULL.
+struct NewMessageRow {
+  std::string id;
+  std::string sender, recipient, addressed_to, body, source, run_id, project_id;
+  Json meta = Json::object();
+  std::string created_at;
+};
+Status InsertMessageRow(Txn& txn, const NewMessageRow& message);
+
+// Marks message "id" read at "now" by "by" if it was unread. Returns the
+// run of the message when this call marked it and it belongs to a run.
+Result<std::optional<std::string>> MarkMessageRowRead(Txn& txn, const std::string& id,
+                                                      const std::string& now,
+                                                      const std::string& by);
+
+// mail.inbox: the messages to "recipient" (only the unread when "unread_only").
+Result<std::vector<Message>> ListInboxRows(Txn& txn, const std::string& recipient, bool unread_only,
+                                           const SeqPage& page);
+// mail.outbox: the messages "sender" sent, in "delivery_status" when given.
+Result<std::vector<Message>> ListOutboxRows(Txn& txn, const std::string& sender,
+                                            const std::optional<std::string>& delivery_status,
+                                            const SeqPage& page);
+
+// mail.list: the messages matching every filter that is set; "agent"
+// matches the sender or the recipient.
+struct MessageFilter {
+  std::optional<std::string> run_id;
+  std::optional<std::string> agent;
+  std::optional<std::string> delivery_status;
+  bool unread_only = false;
+};
+Result<std::vector<Message>> ListMessageRows(Txn& txn, const MessageFilter& filter,
+                                             const SeqPage& page);
+
+// A message due for push delivery, with its recipient's status and command.
+struct PendingDelivery {
+  Message message;
+  std::string agent_status;
+  std::string delivery_command;
+};
+// Unread messages, pending or failed, whose next attempt is at or before
+// "now_ms", to agents with a delivery command (only "recipient" when given).
+Result<std::vector<PendingDelivery>> ListPendingDeliveries(
+    Txn& txn, int64_t now_ms, const std::optional<std::string>& recipient, const SeqPage& page);
+
+// Takes message "id" for delivery by pushing its next attempt to
+// "until_ms", if it is still due at "now_ms" (unread, pending or failed,
+// next attempt reached). false when it was not.
+Result<bool> LeaseMessageDelivery(Txn& txn, const std::string& id, int64_t until_ms,
+                                  int64_t now_ms);
+// Delivered at "now" after "attempts" attempts; no further attempt.
+Status MarkMessageDelivered(Txn& txn, const std::string& id, int64_t attempts,
+                            const std::string& now);
+// A failed attempt: "delivery_status" (failed or escalated), "attempts",
+// "error", and the next attempt at "next_attempt_ms" (0: none).
+Status MarkMessageDeliveryFailed(Txn& txn, const std::string& id,
+                                 const std::string& delivery_status, int64_t attempts,
+                                 const std::string& error, int64_t next_attempt_ms);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_STORE_TABLES_MESSAGE_TABLE_H_
