@@ -65,6 +65,15 @@ Status RenewTaskLease(Txn& txn, Task& task, int64_t expires_at_ms, const std::st
 Result<bool> TaskKeyExists(Txn& txn, const std::string& run_id, const std::string& kind,
                            const std::string& key);
 
+// h19-core-runs:
+
+// How many tasks run "run_id" has in each status, by status.
+struct TaskStatusCount {
+  std::string status;
+  int64_t count = 0;
+};
+Result<std::vector<TaskStatusCount>> CountRunTasksByStatus(Txn& txn, const std::string& run_id);
+
 }  // namespace baton
 
 #endif  // BATON_SRC_STORE_TABLES_TASK_TABLE_H_
