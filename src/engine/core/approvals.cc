@@ -2,40 +2,16 @@
 
 #include "engine/core/core_services.h"
 #include "engine/ledger/ledger.h"
+#include "model/decision.h"
+#include "store/tables/approval_table.h"
 #include "util/clock.h"
 
 namespace baton {
 namespace {
 
-constexpr char kDecisionColumns[] =
-    "id, run_id, subject_kind, subject, decision, reviewer, note, event_seq, "
-    "meta, created_at";
-
-Json DecisionRowToJson(const Row& r) {
-  return Json{{"id", r.Str(0)},           {"run_id", RowTextOrNull(r, 1)},
-              {"subject_kind", r.Str(2)}, {"subject", r.Str(3)},
-              {"decision", r.Str(4)},     {"reviewer", r.Str(5)},
-              {"note", r.Str(6)},         {"event_seq", r.Int(7)},
-              {"meta", RowJsonOr(r, 8, Json::object())},
-              {"created_at", r.Str(9)}};
-}
-
-Result<Json> QueryDecisions(Txn& txn, const std::string& run_id,
-                            const std::string& subject_kind,
-                            const std::string& subject, bool newest_only) {
-  std::string sql = std::string("SELECT ") + kDecisionColumns + " FROM approvals WHERE 1 = 1";
-  std::vector<SqlValue> params;
-  const std::pair<const char*, const std::string*> filters[] = {
-      {"run_id", &run_id}, {"subject_kind", &subject_kind}, {"subject", &subject}};
-  for (const auto& [column, value] : filters) {
-    if (value->empty()) continue;
-    sql += std::string(" AND ") + column + " = ?";
-    params.push_back(SqlText(*value));
-  }
-  sql += newest_only ? " ORDER BY seq DESC LIMIT 1" : " ORDER BY seq";
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+Json DecisionsToJson(const std::vector<Decision>& decisions) {
   Json list = Json::array();
-  for (const Row& r : rows) list.push_back(DecisionRowToJson(r));
+  for (const Decision& d : decisions) list.push_back(DecisionToJson(d));
   return list;
 }
 
@@ -57,40 +33,38 @@ Result<Json> RecordDecision(OpContext& ctx, const DecisionInput& in) {
                                                  {"reviewer", reviewer},
                                                  {"note", in.note},
                                                  {"meta", in.meta}}}));
-  RETURN_IF_ERROR(
-      ctx.txn
-          .Exec("INSERT INTO approvals (id, run_id, subject_kind, subject, decision, "
-                "reviewer, note, event_seq, meta, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                {SqlText(id), SqlTextOrNull(in.run_id), SqlText(in.subject_kind),
-                 SqlText(in.subject), SqlText(in.decision), SqlText(reviewer),
-                 SqlText(in.note), SqlInt(seq), SqlText(CanonicalJson(in.meta)),
-                 SqlText(ctx.now)})
-          .status());
-  return Json{{"id", id},
-              {"run_id", in.run_id.empty() ? Json() : Json(in.run_id)},
-              {"subject_kind", in.subject_kind},
-              {"subject", in.subject},
-              {"decision", in.decision},
-              {"reviewer", reviewer},
-              {"note", in.note},
-              {"event_seq", seq},
-              {"meta", in.meta},
-              {"created_at", ctx.now}};
+  const Decision decision{.id = id,
+                          .run_id = in.run_id.empty() ? std::nullopt : std::optional(in.run_id),
+                          .subject_kind = in.subject_kind,
+                          .subject = in.subject,
+                          .decision = in.decision,
+                          .reviewer = reviewer,
+                          .note = in.note,
+                          .event_seq = seq,
+                          .meta = in.meta,
+                          .created_at = ctx.now};
+  RETURN_IF_ERROR(InsertDecisionRow(ctx.txn, decision));
+  return DecisionToJson(decision);
 }
 
 Result<Json> ListDecisions(Txn& txn, const std::string& run_id,
                            const std::string& subject_kind,
                            const std::string& subject) {
-  return QueryDecisions(txn, run_id, subject_kind, subject, /*newest_only=*/false);
+  ASSIGN_OR_RETURN(std::vector<Decision> decisions,
+                   ListDecisionRows(txn, {.run_id = run_id,
+                                          .subject_kind = subject_kind,
+                                          .subject = subject}));
+  return DecisionsToJson(decisions);
 }
 
 Result<Json> LatestDecision(Txn& txn, const std::string& run_id,
                             const std::string& subject_kind,
                             const std::string& subject) {
-  ASSIGN_OR_RETURN(Json rows, QueryDecisions(txn, run_id, subject_kind, subject,
-                                             /*newest_only=*/true));
-  return rows.empty() ? Json() : rows[0];
+  ASSIGN_OR_RETURN(std::optional<Decision> latest,
+                   LatestDecisionRow(txn, {.run_id = run_id,
+                                           .subject_kind = subject_kind,
+                                           .subject = subject}));
+  return latest ? DecisionToJson(*latest) : Json();
 }
 
 }  // namespace baton

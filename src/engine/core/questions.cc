@@ -6,35 +6,17 @@
 #include "engine/core/engine_hooks.h"
 #include "engine/ledger/ledger.h"
 #include "model/profile.h"
+#include "model/question.h"
+#include "store/tables/question_table.h"
 #include "util/sha256.h"
 
 namespace baton {
 namespace {
 
-constexpr char kQuestionColumns[] =
-    "seq, id, run_id, project_id, asked_by, asked_by_role, message, questions, work_gate, "
-    "blocks, status, status_before, answer, answered_by, answered_at, delivered_at, "
-    "created_at, updated_at";
-
-Json QuestionRowToJson(const Row& r) {
-  return Json{{"seq", r.Int(0)},
-              {"id", r.Str(1)},
-              {"run_id", RowTextOrNull(r, 2)},
-              {"project_id", RowTextOrNull(r, 3)},
-              {"asked_by", r.Str(4)},
-              {"asked_by_role", r.Str(5)},
-              {"message", r.Str(6)},
-              {"questions", RowJsonOr(r, 7, Json::array())},
-              {"work_gate", r.Int(8) != 0},
-              {"blocks", RowJsonOr(r, 9, Json::array())},
-              {"status", r.Str(10)},
-              {"status_before", RowTextOrNull(r, 11)},
-              {"answer", RowJsonOr(r, 12, Json())},
-              {"answered_by", RowTextOrNull(r, 13)},
-              {"answered_at", RowTextOrNull(r, 14)},
-              {"delivered_at", RowTextOrNull(r, 15)},
-              {"created_at", r.Str(16)},
-              {"updated_at", r.Str(17)}};
+// The store keeps NULL where the engine's strings are empty.
+std::optional<std::string> NoneIfEmpty(const std::string& v) {
+  if (v.empty()) return std::nullopt;
+  return v;
 }
 
 // A JSON string as Go's encoding/json writes it: HTML-safe (<, >, & escaped)
@@ -121,41 +103,25 @@ Result<Json> NormalizeQuestions(const Json& in, bool work_gate) {
   return out;
 }
 
-Result<Json> QueryQuestions(Txn& txn, const std::string& where,
-                            const std::vector<SqlValue>& params) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query(std::string("SELECT ") + kQuestionColumns +
-                                 " FROM questions WHERE " + where,
-                             params));
-  Json list = Json::array();
-  for (const Row& r : rows) list.push_back(QuestionRowToJson(r));
-  return list;
-}
-
 // The question "in" names: by id (and run, when given), open ones first,
 // then the newest. Ids come from content, so the same words asked in two runs
 // share one: without a run that is refused, except that an operation needing
 // an open question ("want_open") takes the only run where it is open.
 Result<Json> FindQuestion(Txn& txn, const Json& in, bool want_open = false) {
   const std::string id = in.at("id").get<std::string>();
-  std::string where = "id = ?";
-  std::vector<SqlValue> params = {SqlText(id)};
-  if (in.contains("run")) {
-    where += " AND run_id = ?";
-    params.push_back(SqlText(in["run"].get<std::string>()));
-  }
-  where += " ORDER BY CASE status WHEN 'open' THEN 0 ELSE 1 END, seq DESC";
-  ASSIGN_OR_RETURN(Json found, QueryQuestions(txn, where, params));
+  std::optional<std::string> run_id;
+  if (in.contains("run")) run_id = in["run"].get<std::string>();
+  ASSIGN_OR_RETURN(std::vector<Question> found, FindQuestionRows(txn, id, run_id));
   if (found.empty()) {
     return NotFoundError("id: no question with id \"" + id + "\"" +
                          (in.contains("run") ? " in run " + in["run"].get<std::string>() : ""));
   }
   std::set<std::string> runs;
   std::set<std::string> open_runs;
-  for (const Json& q : found) {
-    const std::string run = q["run_id"].is_string() ? q["run_id"].get<std::string>() : "";
+  for (const Question& q : found) {
+    const std::string run = q.run_id.value_or("");
     runs.insert(run);
-    if (q["status"] == "open") open_runs.insert(run);
+    if (q.status == "open") open_runs.insert(run);
   }
   if (runs.size() > 1 && !(want_open && open_runs.size() == 1)) {
     std::string names;
@@ -163,15 +129,7 @@ Result<Json> FindQuestion(Txn& txn, const Json& in, bool want_open = false) {
     return InvalidArgumentError("run: question \"" + id + "\" was asked in several runs (" + names +
                                 "); pass run to say which");
   }
-  return found[0];
-}
-
-Status UpdateQuestion(OpContext& ctx, const Json& q, const std::string& set_sql,
-                      std::vector<SqlValue> params) {
-  params.push_back(SqlText(ctx.now));
-  params.push_back(SqlInt(q["seq"].get<int64_t>()));
-  return ctx.txn.Exec("UPDATE questions SET " + set_sql + ", updated_at = ? WHERE seq = ?", params)
-      .status();
+  return QuestionToJson(found[0]);
 }
 
 // After question "q" of "run_id" closes: when none is left open and the run
@@ -183,10 +141,8 @@ Result<Json> ReleaseRun(OpContext& ctx, const std::string& run_id, const Json& q
                         const std::string& why) {
   ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, run_id));
   ASSIGN_OR_RETURN(const Profile* profile, FindProfile(run["profile"].get<std::string>()));
-  ASSIGN_OR_RETURN(std::vector<Row> open,
-                   ctx.txn.Query("SELECT COUNT(*) FROM questions WHERE run_id = ? AND status = 'open'",
-                                 {SqlText(run_id)}));
-  if (open[0].Int(0) > 0 || run["status"] != profile->waiting_status) return run;
+  ASSIGN_OR_RETURN(int64_t open, CountOpenQuestions(ctx.txn, run_id));
+  if (open > 0 || run["status"] != profile->waiting_status) return run;
   const std::string before = q["status_before"].is_string() ? q["status_before"].get<std::string>() : "";
   if (before.empty() || before == profile->waiting_status) return run;
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(run["machine"].get<std::string>()));
@@ -265,8 +221,8 @@ Result<Json> WithRunStatus(Txn& txn, Json q) {
 }
 
 Result<Json> LoadBySeq(Txn& txn, int64_t seq) {
-  ASSIGN_OR_RETURN(Json rows, QueryQuestions(txn, "seq = ?", {SqlInt(seq)}));
-  return WithRunStatus(txn, rows.at(0));
+  ASSIGN_OR_RETURN(Question q, LoadQuestionRow(txn, seq));
+  return WithRunStatus(txn, QuestionToJson(q));
 }
 
 }  // namespace
@@ -276,13 +232,10 @@ std::string QuestionId(const std::string& message, const Json& questions, bool w
 }
 
 Status CheckNoOpenQuestion(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT id FROM questions WHERE run_id = ? AND status = 'open' "
-                             "ORDER BY seq LIMIT 1",
-                             {SqlText(run_id)}));
-  if (rows.empty()) return Status();
+  ASSIGN_OR_RETURN(std::optional<std::string> open, FirstOpenQuestionId(txn, run_id));
+  if (!open) return Status();
   return FailedPreconditionError("run: " + run_id + " is waiting for the answer to question " +
-                                 rows[0].Str(0) + "; answer or cancel it first");
+                                 *open + "; answer or cancel it first");
 }
 
 Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
@@ -311,17 +264,11 @@ Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
   }
 
   // The same question again: the open one, or an answer its asker never got.
-  const std::string same = run_id.empty() ? "run_id IS NULL" : "run_id = ?";
-  std::vector<SqlValue> params = {SqlText(id)};
-  if (!run_id.empty()) params.push_back(SqlText(run_id));
-  ASSIGN_OR_RETURN(Json earlier,
-                   QueryQuestions(ctx.txn,
-                                  "id = ? AND " + same +
-                                      " AND (status = 'open' OR (status = 'answered' AND "
-                                      "delivered_at IS NULL)) ORDER BY seq DESC LIMIT 1",
-                                  params));
-  if (!earlier.empty()) {
-    Json q = earlier[0];
+  ASSIGN_OR_RETURN(std::optional<Question> earlier,
+                   FindOpenOrUndeliveredQuestion(
+                       ctx.txn, id, NoneIfEmpty(run_id)));
+  if (earlier) {
+    Json q = QuestionToJson(*earlier);
     if (q["status"] == "answered") {
       ASSIGN_OR_RETURN(q, MarkAnswerDelivered(ctx, {{"id", id}, {"run", run_id}}));
     } else {
@@ -346,23 +293,23 @@ Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
                          .status();
       RETURN_IF_ERROR(moved.WithPrefix("run"));
     } else {
-      ASSIGN_OR_RETURN(std::vector<Row> held,
-                       ctx.txn.Query("SELECT status_before FROM questions WHERE run_id = ? AND "
-                                     "status = 'open' ORDER BY seq LIMIT 1",
-                                     {SqlText(run_id)}));
-      if (!held.empty() && !held[0].IsNull(0)) status_before = held[0].Str(0);
+      ASSIGN_OR_RETURN(std::optional<std::string> held, FirstOpenStatusBefore(ctx.txn, run_id));
+      if (held) status_before = *held;
     }
   }
-  ASSIGN_OR_RETURN(std::vector<Row> inserted,
-                   ctx.txn.Query(
-                       "INSERT INTO questions (id, run_id, project_id, asked_by, asked_by_role, "
-                       "message, questions, work_gate, blocks, status, status_before, created_at, "
-                       "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?) RETURNING seq",
-                       {SqlText(id), SqlTextOrNull(run_id), SqlTextOrNull(project_id),
-                        SqlText(ctx.actor.id), SqlText(ctx.actor.role), SqlText(message),
-                        SqlText(CanonicalJson(questions)), SqlInt(work_gate ? 1 : 0),
-                        SqlText(CanonicalJson(blocks)), SqlTextOrNull(status_before),
-                        SqlText(ctx.now), SqlText(ctx.now)}));
+  ASSIGN_OR_RETURN(int64_t seq,
+                   InsertQuestionRow(ctx.txn, Question{.id = id,
+                                                       .run_id = NoneIfEmpty(run_id),
+                                                       .project_id = NoneIfEmpty(project_id),
+                                                       .asked_by = ctx.actor.id,
+                                                       .asked_by_role = ctx.actor.role,
+                                                       .message = message,
+                                                       .questions = questions,
+                                                       .work_gate = work_gate,
+                                                       .blocks = blocks,
+                                                       .status_before = NoneIfEmpty(status_before),
+                                                       .created_at = ctx.now,
+                                                       .updated_at = ctx.now}));
   std::string summary = questions[0]["question"].get<std::string>();
   if (questions.size() > 1) summary += " (+" + std::to_string(questions.size() - 1) + " more)";
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
@@ -375,7 +322,7 @@ Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
                                                 {"blocks", blocks},
                                                 {"status_before", status_before}}})
                       .status());
-  ASSIGN_OR_RETURN(Json q, LoadBySeq(ctx.txn, inserted.at(0).Int(0)));
+  ASSIGN_OR_RETURN(Json q, LoadBySeq(ctx.txn, seq));
   q["asked_again"] = false;
   return q;
 }
@@ -392,10 +339,8 @@ Result<Json> AnswerQuestion(OpContext& ctx, const Json& in) {
                                    "; only an open question takes an answer");
   }
   ASSIGN_OR_RETURN(Json answer, ValidateAnswer(q, in));
-  RETURN_IF_ERROR(UpdateQuestion(ctx, q,
-                                 "status = 'answered', answer = ?, answered_by = ?, answered_at = ?",
-                                 {SqlText(CanonicalJson(answer)), SqlText(ctx.actor.id),
-                                  SqlText(ctx.now)}));
+  RETURN_IF_ERROR(AnswerQuestionRow(ctx.txn, q["seq"].get<int64_t>(), answer, ctx.actor.id,
+                                    ctx.now));
   Json payload = {{"question_id", id}, {"answer", answer}};
   if (ctx.hooks != nullptr) {
     for (const auto& hook : ctx.hooks->question_answered) {
@@ -422,8 +367,7 @@ Result<Json> CancelQuestion(OpContext& ctx, const Json& in) {
                                    "; only an open question can be cancelled");
   }
   const std::string reason = in.value("reason", "");
-  RETURN_IF_ERROR(UpdateQuestion(ctx, q, "status = 'cancelled', answered_by = ?, answered_at = ?",
-                                 {SqlText(ctx.actor.id), SqlText(ctx.now)}));
+  RETURN_IF_ERROR(CancelQuestionRow(ctx.txn, q["seq"].get<int64_t>(), ctx.actor.id, ctx.now));
   const std::string run_id = q["run_id"].is_null() ? "" : q["run_id"].get<std::string>();
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                     .kind = "question.cancelled",
@@ -443,26 +387,18 @@ Result<Json> ShowQuestion(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> ListQuestions(OpContext& ctx, const Json& in) {
-  std::string where = "1 = 1";
-  std::vector<SqlValue> params;
-  if (in.contains("run")) {
-    where += " AND run_id = ?";
-    params.push_back(SqlText(in["run"].get<std::string>()));
-  }
+  QuestionFilter filter;
+  if (in.contains("run")) filter.run_id = in["run"].get<std::string>();
   if (in.contains("project")) {
-    ASSIGN_OR_RETURN(std::string project_id,
+    ASSIGN_OR_RETURN(filter.project_id,
                      ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
-    where += " AND project_id = ?";
-    params.push_back(SqlText(project_id));
   }
   const std::string status = in.value("status", "open");
-  if (status != "all") {
-    where += " AND status = ?";
-    params.push_back(SqlText(status));
-  }
-  where += " ORDER BY seq LIMIT ?";
-  params.push_back(SqlInt(in.value("limit", 1000)));
-  ASSIGN_OR_RETURN(Json list, QueryQuestions(ctx.txn, where, params));
+  if (status != "all") filter.status = status;
+  filter.limit = in.value("limit", 1000);
+  ASSIGN_OR_RETURN(std::vector<Question> rows, ListQuestionRows(ctx.txn, filter));
+  Json list = Json::array();
+  for (const Question& q : rows) list.push_back(QuestionToJson(q));
   return Json{{"questions", list}};
 }
 
@@ -471,23 +407,17 @@ Result<Json> MarkAnswerDelivered(OpContext& ctx, const Json& in) {
   // whatever the id names (already delivered: nothing to do).
   const std::string id = in.at("id").get<std::string>();
   const std::string run_id = in.value("run", "");
-  std::vector<SqlValue> params = {SqlText(id)};
-  std::string where = "id = ? AND status != 'open' AND delivered_at IS NULL";
-  if (!run_id.empty()) {
-    where += " AND run_id = ?";
-    params.push_back(SqlText(run_id));
-  } else {
-    where += " AND run_id IS NULL";
-  }
-  ASSIGN_OR_RETURN(Json pending, QueryQuestions(ctx.txn, where + " ORDER BY seq DESC LIMIT 1", params));
-  if (pending.empty()) {
+  ASSIGN_OR_RETURN(std::optional<Question> pending,
+                   FindUndeliveredClosedQuestion(
+                       ctx.txn, id, NoneIfEmpty(run_id)));
+  if (!pending) {
     Json query = {{"id", id}};
     if (!run_id.empty()) query["run"] = run_id;
     ASSIGN_OR_RETURN(Json q, FindQuestion(ctx.txn, query));
     return WithRunStatus(ctx.txn, q);
   }
-  const Json& q = pending[0];
-  RETURN_IF_ERROR(UpdateQuestion(ctx, q, "delivered_at = ?", {SqlText(ctx.now)}));
+  const Json q = QuestionToJson(*pending);
+  RETURN_IF_ERROR(MarkQuestionDelivered(ctx.txn, pending->seq, ctx.now));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = q["run_id"].is_null() ? "" : q["run_id"].get<std::string>(),
                                     .kind = "question.delivered",
                                     .summary = "the outcome of question " + id + " (" +

@@ -367,4 +367,17 @@ Result<std::vector<std::string>> ListBoardTaskIds(Txn& txn, const std::string& b
   return IdsOfRows(rows);
 }
 
+// h19-core-runs:
+
+Result<std::vector<TaskStatusCount>> CountRunTasksByStatus(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT status, COUNT(*) FROM tasks WHERE run_id = ? "
+                             "GROUP BY status ORDER BY status",
+                             {SqlText(run_id)}));
+  std::vector<TaskStatusCount> counts;
+  counts.reserve(rows.size());
+  for (const Row& r : rows) counts.push_back({.status = r.Str(0), .count = r.Int(1)});
+  return counts;
+}
+
 }  // namespace baton

@@ -187,6 +187,14 @@ Result<std::vector<BoardPlacement>> ListBoardPlacements(Txn& txn, const std::str
 
 // The ids of board "board_id"'s tasks, by id.
 Result<std::vector<std::string>> ListBoardTaskIds(Txn& txn, const std::string& board_id);
+// h19-core-runs:
+
+// How many tasks run "run_id" has in each status, by status.
+struct TaskStatusCount {
+  std::string status;
+  int64_t count = 0;
+};
+Result<std::vector<TaskStatusCount>> CountRunTasksByStatus(Txn& txn, const std::string& run_id);
 
 }  // namespace baton
 

@@ -1,0 +1,18 @@
+#include "model/decision.h"
+
+namespace baton {
+
+Json DecisionToJson(const Decision& d) {
+  return Json{{"id", d.id},
+              {"run_id", d.run_id ? Json(*d.run_id) : Json()},
+              {"subject_kind", d.subject_kind},
+              {"subject", d.subject},
+              {"decision", d.decision},
+              {"reviewer", d.reviewer},
+              {"note", d.note},
+              {"event_seq", d.event_seq},
+              {"meta", d.meta},
+              {"created_at", d.created_at}};
+}
+
+}  // namespace baton

@@ -1,0 +1,134 @@
+#include "store/tables/run_table.h"
+
+#include <utility>
+
+#include "store/tables/row_values.h"
+
+namespace baton {
+namespace {
+
+// "SELECT <columns> FROM runs WHERE ..." with every filter but the status,
+// its parameters appended to "params".
+std::string SelectFilteredRuns(const RunFilter& filter, std::vector<SqlValue>& params) {
+  std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE 1 = 1";
+  if (filter.project_id) {
+    sql += " AND project_id = ?";
+    params.push_back(SqlText(*filter.project_id));
+  }
+  if (filter.profile) {
+    sql += " AND profile = ?";
+    params.push_back(SqlText(*filter.profile));
+  }
+  if (filter.text) {
+    std::string pattern;
+    for (char c : *filter.text) {
+      if (c == '%' || c == '_' || c == '\\') pattern += '\\';
+      pattern += c;
+    }
+    sql += " AND (id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')";
+    params.push_back(SqlText("%" + pattern + "%"));
+    params.push_back(SqlText("%" + pattern + "%"));
+  }
+  return sql;
+}
+
+}  // namespace
+
+const char kRunColumns[] =
+    "id, project_id, profile, machine, status, title, cursor, cursor_index, "
+    "context, meta, version, created_at, updated_at";
+
+Run RunFromRow(const Row& r) {
+  Run run;
+  run.id = r.Str(0);
+  run.project_id = TextOrNone(r, 1);
+  run.profile = r.Str(2);
+  run.machine = r.Str(3);
+  run.status = r.Str(4);
+  run.title = r.Str(5);
+  run.cursor = TextOrNone(r, 6);
+  if (!r.IsNull(7)) run.cursor_index = r.Int(7);
+  run.context = JsonOr(r, 8, Json::object());
+  run.meta = JsonOr(r, 9, Json::object());
+  run.version = r.Int(10);
+  run.created_at = r.Str(11);
+  run.updated_at = r.Str(12);
+  return run;
+}
+
+Result<Run> LoadRunRow(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      txn.Query(std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?", {SqlText(id)}));
+  if (rows.empty()) return NotFoundError("run: no run with id \"" + id + "\"");
+  return RunFromRow(rows[0]);
+}
+
+Status InsertRunRow(Txn& txn, const Run& run) {
+  return txn
+      .Exec(
+          "INSERT INTO runs (id, project_id, profile, machine, status, title, "
+          "context, meta, version, created_at, updated_at) VALUES "
+          "(?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+          {SqlText(run.id), run.project_id ? SqlText(*run.project_id) : SqlNull(),
+           SqlText(run.profile), SqlText(run.machine), SqlText(run.status), SqlText(run.title),
+           SqlText(CanonicalJson(run.context)), SqlText(CanonicalJson(run.meta)),
+           SqlText(run.created_at), SqlText(run.updated_at)})
+      .status();
+}
+
+Status StoreRunRow(Txn& txn, const std::string& id, const std::string& status, const Json& context,
+                   const Json& meta, const std::string& now) {
+  return txn
+      .Exec(
+          "UPDATE runs SET status = ?, context = ?, meta = ?, "
+          "version = version + 1, updated_at = ? WHERE id = ?",
+          {SqlText(status), SqlText(CanonicalJson(context)), SqlText(CanonicalJson(meta)),
+           SqlText(now), SqlText(id)})
+      .status();
+}
+
+Result<std::optional<int64_t>> BumpRunVersion(Txn& txn, const std::string& id,
+                                              const std::string& now,
+                                              std::optional<int64_t> expect_version) {
+  std::string sql = "UPDATE runs SET version = version + 1, updated_at = ? WHERE id = ?";
+  std::vector<SqlValue> params = {SqlText(now), SqlText(id)};
+  if (expect_version) {
+    sql += " AND version = ?";
+    params.push_back(SqlInt(*expect_version));
+  }
+  sql += " RETURNING version";
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  if (rows.empty()) return std::optional<int64_t>();
+  return std::optional<int64_t>(rows[0].Int(0));
+}
+
+Result<std::vector<Run>> ListRunRows(Txn& txn, const RunFilter& filter) {
+  std::vector<SqlValue> params;
+  std::string sql = SelectFilteredRuns(filter, params);
+  if (filter.status) {
+    sql += " AND status = ?";
+    params.push_back(SqlText(*filter.status));
+  }
+  // Times are milliseconds: changes within one are told apart by version.
+  sql += filter.by_activity ? " ORDER BY updated_at DESC, version DESC, created_at DESC, id LIMIT ?"
+                            : " ORDER BY created_at, id LIMIT ?";
+  params.push_back(SqlInt(filter.limit));
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  std::vector<Run> runs;
+  runs.reserve(rows.size());
+  for (const Row& r : rows) runs.push_back(RunFromRow(r));
+  return runs;
+}
+
+Result<std::map<std::string, int64_t>> CountRunsByStatus(Txn& txn, const RunFilter& filter) {
+  std::vector<SqlValue> params;
+  const std::string sql = SelectFilteredRuns(filter, params);
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT status, COUNT(*) FROM (" + sql + ") GROUP BY status", params));
+  std::map<std::string, int64_t> counts;
+  for (const Row& r : rows) counts[r.Str(0)] = r.Int(1);
+  return counts;
+}
+
+}  // namespace baton

@@ -1,0 +1,66 @@
+// File: run_table.h
+//
+// The runs table, typed (model/run.h): the columns, a row as a Run, one run
+// by id, the filtered list run.list shows and its counts by status, a new
+// run, a loaded run written back, and the version bump a progress note
+// makes. Portable SQL (? placeholders), so a second backend runs it as is.
+
+#ifndef BATON_SRC_STORE_TABLES_RUN_TABLE_H_
+#define BATON_SRC_STORE_TABLES_RUN_TABLE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/run.h"
+#include "store/store.h"
+
+namespace baton {
+
+// The columns RunFromRow reads, in its order, for "SELECT <columns> FROM runs".
+extern const char kRunColumns[];
+
+Run RunFromRow(const Row& row);
+
+// NotFound "run: no run with id ..." when there is none.
+Result<Run> LoadRunRow(Txn& txn, const std::string& id);
+
+// Inserts "run" at version 1 (its cursor and version are not written).
+// AlreadyExists, as the store reports it, when the id is taken.
+Status InsertRunRow(Txn& txn, const Run& run);
+
+// Writes run "id"'s status, context and meta, bumps its version and sets
+// updated_at to "now".
+Status StoreRunRow(Txn& txn, const std::string& id, const std::string& status, const Json& context,
+                   const Json& meta, const std::string& now);
+
+// Bumps run "id"'s version and sets updated_at to "now" — only while the
+// version is "expect_version" when that is given. The new version, or none
+// when no row matched (no such run, or it moved).
+Result<std::optional<int64_t>> BumpRunVersion(Txn& txn, const std::string& id,
+                                              const std::string& now,
+                                              std::optional<int64_t> expect_version);
+
+// run.list: the runs matching every filter that is set. "text" is matched,
+// case aside, as words in the id or the title (LIKE's wildcards in it are
+// taken literally). Ordered by creation then id, or with "by_activity" by
+// the newest change first; at most "limit".
+struct RunFilter {
+  std::optional<std::string> project_id;
+  std::optional<std::string> profile;
+  std::optional<std::string> text;
+  std::optional<std::string> status;
+  bool by_activity = false;
+  int64_t limit = 1000;
+};
+Result<std::vector<Run>> ListRunRows(Txn& txn, const RunFilter& filter);
+
+// How many runs match every filter of "filter" but its status (and its
+// order and limit), by status.
+Result<std::map<std::string, int64_t>> CountRunsByStatus(Txn& txn, const RunFilter& filter);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_STORE_TABLES_RUN_TABLE_H_

@@ -1,0 +1,36 @@
+// File: usage_table.h
+//
+// The usage table: what each step of a run cost (money and tokens), by
+// agent and model, as the profiles record it. Portable SQL.
+
+#ifndef BATON_SRC_STORE_TABLES_USAGE_TABLE_H_
+#define BATON_SRC_STORE_TABLES_USAGE_TABLE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+
+namespace baton {
+
+// One agent and model's share of a run: its steps, and the sums of their
+// cost and tokens.
+struct UsageSum {
+  std::string agent;
+  std::string model;
+  int64_t steps = 0;
+  double cost = 0;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t reasoning_tokens = 0;
+  int64_t cache_read_tokens = 0;
+  int64_t cache_write_tokens = 0;
+};
+
+// Run "run_id"'s usage summed per agent and model, by agent then model.
+Result<std::vector<UsageSum>> SumRunUsage(Txn& txn, const std::string& run_id);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_STORE_TABLES_USAGE_TABLE_H_
