@@ -41,6 +41,18 @@ Result<std::vector<Agent>> SilentAgentRows(Txn& txn, const std::string& lost_sta
 // not a change of the row's content).
 Status TouchAgentRow(Txn& txn, const std::string& id, int64_t now_ms);
 
+// h19-ledger-profiles:
+
+// What `baton verify --deep` compares of an agent with its events
+// (engine/ledger/ledger_replay.h).
+struct AgentRoleForReplay {
+  std::string id;
+  std::string status;
+  std::string role;
+};
+// Every agent, by id.
+Result<std::vector<AgentRoleForReplay>> ListAgentRolesForReplay(Txn& txn);
+
 }  // namespace baton
 
 #endif  // BATON_SRC_STORE_TABLES_AGENT_TABLE_H_

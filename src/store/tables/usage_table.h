@@ -1,0 +1,39 @@
+// File: usage_table.h
+//
+// The usage table: what an agent's model calls cost a run, one row per
+// report (cost and token counts, by agent, model, step and session).
+// Portable SQL (? placeholders, RETURNING), so a second backend runs it as is.
+
+#ifndef BATON_SRC_STORE_TABLES_USAGE_TABLE_H_
+#define BATON_SRC_STORE_TABLES_USAGE_TABLE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "store/store.h"
+
+namespace baton {
+
+// h19-ledger-profiles:
+
+// One usage report, as sgai.usage.add records it.
+struct SgaiUsage {
+  std::string run_id;
+  std::string agent;
+  std::string model;
+  std::string step_id;
+  std::string session_id;
+  double cost = 0;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t reasoning_tokens = 0;
+  int64_t cache_read_tokens = 0;
+  int64_t cache_write_tokens = 0;
+  std::string created_at;
+};
+// Inserts "usage"; returns the row's seq.
+Result<int64_t> InsertSgaiUsageRow(Txn& txn, const SgaiUsage& usage);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_STORE_TABLES_USAGE_TABLE_H_
