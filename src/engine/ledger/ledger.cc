@@ -1,7 +1,10 @@
 #include "engine/ledger/ledger.h"
 
 #include <algorithm>
+#include <optional>
 
+#include "store/tables/event_table.h"
+#include "store/tables/ledger_head_table.h"
 #include "util/sha256.h"
 
 namespace baton {
@@ -9,25 +12,29 @@ namespace {
 
 constexpr int64_t kVerifyPage = 2000;
 
-Json EventRowToJson(const Row& r) {
-  Json actor = {{"id", r.Str(3)}, {"role", r.Str(4)}};
-  Json e = {{"seq", r.Int(0)},     {"time", r.Str(1)},
-            {"run_id", r.IsNull(2) ? Json() : Json(r.Str(2))},
-            {"actor", actor},      {"kind", r.Str(5)},
-            {"summary", r.Str(6)}, {"prev_hash", r.Str(10)},
-            {"hash", r.Str(11)}};
+// {seq, time, run_id, actor{id, role}, kind, summary}: what a list shows.
+Json EventSummaryToJson(const EventRow& r) {
+  return Json{{"seq", r.seq},
+              {"time", r.time},
+              {"run_id", r.run_id ? Json(*r.run_id) : Json()},
+              {"actor", {{"id", r.actor_id}, {"role", r.actor_role}}},
+              {"kind", r.kind},
+              {"summary", r.summary}};
+}
+
+Json EventRowToJson(const EventRow& r) {
+  Json e = EventSummaryToJson(r);
+  e["prev_hash"] = r.prev_hash;
+  e["hash"] = r.hash;
   // Stored texts were written by us as JSON; a row edited by hand into
   // something unparsable is still shown, as a string, for verify to flag.
-  for (auto [col, key] : {std::pair{7, "payload"}, {8, "files"}, {9, "refs"}}) {
-    Json parsed = Json::parse(r.Str(col), nullptr, /*allow_exceptions=*/false);
-    e[key] = parsed.is_discarded() ? Json(r.Str(col)) : parsed;
+  for (auto [text, key] :
+       {std::pair{&r.payload, "payload"}, {&r.files, "files"}, {&r.refs, "refs"}}) {
+    Json parsed = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    e[key] = parsed.is_discarded() ? Json(*text) : parsed;
   }
   return e;
 }
-
-constexpr char kEventColumns[] =
-    "seq, time, run_id, actor_id, actor_role, kind, summary, payload, files, "
-    "refs, prev_hash, hash";
 
 }  // namespace
 
@@ -58,79 +65,38 @@ Result<int64_t> AppendEvent(OpContext& ctx, const EventInput& event) {
   if (!event.run_id.empty() && event.kind != "mirror.failed" && event.kind != "mirror.recovered") {
     ctx.touched_runs.insert(event.run_id);
   }
-  ASSIGN_OR_RETURN(std::vector<Row> head,
-                   ctx.txn.Query("SELECT seq, hash FROM ledger_head WHERE id = 1", {}));
-  const int64_t seq = head.empty() ? 1 : head[0].Int(0) + 1;
-  const std::string prev = head.empty() ? kGenesisHash : head[0].Str(1);
-  const std::string payload = CanonicalJson(event.payload);
-  const std::string files = CanonicalJson(event.files);
-  const std::string refs = CanonicalJson(event.refs);
-  const std::string hash =
-      EventHash(seq, ctx.now, event.run_id, ctx.actor.id, ctx.actor.role,
-                event.kind, event.summary, payload, files, refs, prev);
-  RETURN_IF_ERROR(
-      ctx.txn
-          .Exec("INSERT INTO events (seq, time, run_id, actor_id, actor_role, "
-                "kind, summary, payload, files, refs, prev_hash, hash) VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                {SqlInt(seq), SqlText(ctx.now), SqlTextOrNull(event.run_id),
-                 SqlText(ctx.actor.id), SqlText(ctx.actor.role),
-                 SqlText(event.kind), SqlText(event.summary), SqlText(payload),
-                 SqlText(files), SqlText(refs), SqlText(prev), SqlText(hash)})
-          .status());
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("INSERT INTO ledger_head (id, seq, hash) VALUES (1, ?, ?) "
-                            "ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, "
-                            "hash = excluded.hash",
-                            {SqlInt(seq), SqlText(hash)})
-                      .status());
-  return seq;
+  ASSIGN_OR_RETURN(std::optional<LedgerHeadRow> head, LoadLedgerHeadRow(ctx.txn));
+  EventRow row{
+      .seq = head ? head->seq + 1 : 1,
+      .time = ctx.now,
+      .run_id = event.run_id.empty() ? std::nullopt : std::optional<std::string>(event.run_id),
+      .actor_id = ctx.actor.id,
+      .actor_role = ctx.actor.role,
+      .kind = event.kind,
+      .summary = event.summary,
+      .payload = CanonicalJson(event.payload),
+      .files = CanonicalJson(event.files),
+      .refs = CanonicalJson(event.refs),
+      .prev_hash = head ? head->hash : kGenesisHash};
+  row.hash = EventHash(row.seq, row.time, event.run_id, row.actor_id, row.actor_role, row.kind,
+                       row.summary, row.payload, row.files, row.refs, row.prev_hash);
+  RETURN_IF_ERROR(InsertEventRow(ctx.txn, row));
+  RETURN_IF_ERROR(SaveLedgerHeadRow(ctx.txn, row.seq, row.hash));
+  return row.seq;
 }
 
 Result<Json> ListEvents(Txn& txn, const EventFilter& f) {
-  std::string sql = std::string("SELECT ") +
-                    (f.with_payload ? kEventColumns : "seq, time, run_id, actor_id, actor_role, kind, summary") +
-                    " FROM events WHERE seq > ?";
-  std::vector<SqlValue> params = {SqlInt(f.since_seq)};
-  if (!f.run_id.empty()) {
-    sql += " AND run_id = ?";
-    params.push_back(SqlText(f.run_id));
-  }
-  if (!f.kind.empty() && f.kind.back() == '.') {
-    sql += " AND kind >= ? AND kind < ?";
-    params.push_back(SqlText(f.kind));
-    // The smallest string greater than every string with this prefix.
-    std::string upper = f.kind;
-    upper.back() = '.' + 1;
-    params.push_back(SqlText(upper));
-  } else if (!f.kind.empty()) {
-    sql += " AND kind = ?";
-    params.push_back(SqlText(f.kind));
-  }
-  if (!f.actor_id.empty()) {
-    sql += " AND actor_id = ?";
-    params.push_back(SqlText(f.actor_id));
-  }
-  if (f.before_seq > 0) {
-    sql += " AND seq < ?";
-    params.push_back(SqlInt(f.before_seq));
-  }
-  sql += f.before_seq > 0 ? " ORDER BY seq DESC LIMIT ?" : " ORDER BY seq LIMIT ?";
-  params.push_back(SqlInt(f.limit));
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
-  if (f.before_seq > 0) std::reverse(rows.begin(), rows.end());
+  ASSIGN_OR_RETURN(std::vector<EventRow> rows,
+                   ListEventRows(txn, {.since_seq = f.since_seq,
+                                       .run_id = f.run_id,
+                                       .kind = f.kind,
+                                       .actor_id = f.actor_id,
+                                       .before_seq = f.before_seq,
+                                       .limit = f.limit,
+                                       .with_payload = f.with_payload}));
   Json out = Json::array();
-  for (const Row& r : rows) {
-    if (f.with_payload) {
-      out.push_back(EventRowToJson(r));
-      continue;
-    }
-    out.push_back({{"seq", r.Int(0)},
-                   {"time", r.Str(1)},
-                   {"run_id", r.IsNull(2) ? Json() : Json(r.Str(2))},
-                   {"actor", {{"id", r.Str(3)}, {"role", r.Str(4)}}},
-                   {"kind", r.Str(5)},
-                   {"summary", r.Str(6)}});
+  for (const EventRow& r : rows) {
+    out.push_back(f.with_payload ? EventRowToJson(r) : EventSummaryToJson(r));
   }
   return out;
 }
@@ -154,27 +120,24 @@ namespace {
 // end, then checks the ledger head against the last event.
 Result<VerifyReport> WalkChain(Txn& txn, int64_t first, std::string prev) {
   int64_t expected = first;
-  const std::string sql = std::string("SELECT ") + kEventColumns +
-                          " FROM events WHERE seq >= ? ORDER BY seq LIMIT ?";
   for (;;) {
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     txn.Query(sql, {SqlInt(expected), SqlInt(kVerifyPage)}));
-    for (const Row& r : rows) {
-      const int64_t seq = r.Int(0);
+    ASSIGN_OR_RETURN(std::vector<EventRow> rows, LoadEventRowsFrom(txn, expected, kVerifyPage));
+    for (const EventRow& r : rows) {
+      const int64_t seq = r.seq;
       if (seq != expected) {
         return Broken(expected, "event seq " + std::to_string(expected) +
                                     " is missing (next present is " +
                                     std::to_string(seq) + ")", expected - 1);
       }
-      if (r.Str(10) != prev) {
+      if (r.prev_hash != prev) {
         return Broken(seq, "prev_hash does not match the hash of seq " +
                                std::to_string(seq - 1) + " (rows removed or reordered)",
                       seq - 1);
       }
       const std::string hash =
-          EventHash(seq, r.Str(1), r.Str(2), r.Str(3), r.Str(4), r.Str(5),
-                    r.Str(6), r.Str(7), r.Str(8), r.Str(9), r.Str(10));
-      if (hash != r.Str(11)) {
+          EventHash(seq, r.time, r.run_id.value_or(""), r.actor_id, r.actor_role, r.kind, r.summary,
+                    r.payload, r.files, r.refs, r.prev_hash);
+      if (hash != r.hash) {
         return Broken(seq, "content does not match its hash (row altered)", seq - 1);
       }
       prev = hash;
@@ -183,9 +146,8 @@ Result<VerifyReport> WalkChain(Txn& txn, int64_t first, std::string prev) {
     if (static_cast<int64_t>(rows.size()) < kVerifyPage) break;
   }
   const int64_t count = expected - 1;
-  ASSIGN_OR_RETURN(std::vector<Row> head,
-                   txn.Query("SELECT seq, hash FROM ledger_head WHERE id = 1", {}));
-  const int64_t head_seq = head.empty() ? 0 : head[0].Int(0);
+  ASSIGN_OR_RETURN(std::optional<LedgerHeadRow> head, LoadLedgerHeadRow(txn));
+  const int64_t head_seq = head ? head->seq : 0;
   if (head_seq != count) {
     return Broken(count + 1,
                   "the chain ends at seq " + std::to_string(count) +
@@ -193,7 +155,7 @@ Result<VerifyReport> WalkChain(Txn& txn, int64_t first, std::string prev) {
                       " (newest rows removed)",
                   count);
   }
-  if (!head.empty() && head[0].Str(1) != prev) {
+  if (head && head->hash != prev) {
     return Broken(count, "the ledger head's hash does not match seq " +
                              std::to_string(count), count);
   }
@@ -208,23 +170,20 @@ Result<VerifyReport> WalkChain(Txn& txn, int64_t first, std::string prev) {
 Result<VerifyReport> VerifyLedger(Txn& txn) { return WalkChain(txn, 1, kGenesisHash); }
 
 Result<VerifyReport> VerifyLedgerTail(Txn& txn, int64_t count) {
-  ASSIGN_OR_RETURN(std::vector<Row> head,
-                   txn.Query("SELECT seq FROM ledger_head WHERE id = 1", {}));
-  const int64_t head_seq = head.empty() ? 0 : head[0].Int(0);
+  ASSIGN_OR_RETURN(std::optional<LedgerHeadRow> head, LoadLedgerHeadRow(txn));
+  const int64_t head_seq = head ? head->seq : 0;
   // The newest row may have been removed with the head left in place: start
   // from whichever end is higher so that the walk reaches it.
-  ASSIGN_OR_RETURN(std::vector<Row> last, txn.Query("SELECT MAX(seq) FROM events", {}));
-  const int64_t last_seq = last.empty() ? 0 : last[0].Int(0);
+  ASSIGN_OR_RETURN(const int64_t last_seq, MaxEventSeq(txn));
   const int64_t first = std::max<int64_t>(1, std::max(head_seq, last_seq) - count + 1);
   if (first == 1) return WalkChain(txn, 1, kGenesisHash);
   // The link into the window is checked against the stored hash of the row
   // before it; that row's own content is the full walk's business.
-  ASSIGN_OR_RETURN(std::vector<Row> before,
-                   txn.Query("SELECT hash FROM events WHERE seq = ?", {SqlInt(first - 1)}));
-  if (before.empty()) {
+  ASSIGN_OR_RETURN(std::optional<std::string> before, FindEventHash(txn, first - 1));
+  if (!before) {
     return Broken(first - 1, "event seq " + std::to_string(first - 1) + " is missing", 0);
   }
-  return WalkChain(txn, first, before[0].Str(0));
+  return WalkChain(txn, first, *before);
 }
 
 }  // namespace baton

@@ -3,6 +3,11 @@
 #include <map>
 #include <optional>
 
+#include "store/tables/agent_table.h"
+#include "store/tables/event_table.h"
+#include "store/tables/run_table.h"
+#include "store/tables/task_table.h"
+#include "store/tables/token_table.h"
 #include "util/clock.h"
 
 namespace baton {
@@ -162,19 +167,16 @@ void ApplyToken(Replay& r, int64_t seq, const std::string& kind, const Json& p) 
 Status ReplayEvents(Txn& txn, const MachineSet& machines, Replay& r, int64_t* count) {
   int64_t after = 0;
   for (;;) {
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     txn.Query("SELECT seq, run_id, kind, payload FROM events WHERE seq > ? "
-                               "ORDER BY seq LIMIT ?",
-                               {SqlInt(after), SqlInt(kPage)}));
-    for (const Row& e : rows) {
-      after = e.Int(0);
+    ASSIGN_OR_RETURN(std::vector<EventBrief> rows, LoadEventBriefsAfter(txn, after, kPage));
+    for (const EventBrief& e : rows) {
+      after = e.seq;
       ++*count;
-      const std::string kind = e.Str(2);
-      Json p = Json::parse(e.Str(3), nullptr, /*allow_exceptions=*/false);
+      const std::string& kind = e.kind;
+      Json p = Json::parse(e.payload, nullptr, /*allow_exceptions=*/false);
       if (!p.is_object()) continue;  // the chain check reports altered payloads
-      if (!e.IsNull(1)) ApplyRun(r, after, e.Str(1), kind, p);
+      if (e.run_id) ApplyRun(r, after, *e.run_id, kind, p);
       if (Starts(kind, "task.")) {
-        ApplyTask(r, after, e.Str(1), kind, p);
+        ApplyTask(r, after, e.run_id.value_or(""), kind, p);
       } else if (Starts(kind, "agent.")) {
         ApplyAgent(r, machines, after, kind, p);
       } else if (Starts(kind, "token.")) {
@@ -196,21 +198,40 @@ Json Mismatch(const std::string& table, const std::string& row, const std::strin
               {"implied", implied}, {"seq", seq}, {"message", msg}};
 }
 
-// Compares the rows of "table" ("sql" selects the id first, then the
-// fields in "columns" order, as JSON-comparable values) with "implied".
-Status Compare(Txn& txn, const std::string& table, const std::string& sql,
+// A state row as compared: its id, then its fields in the order of the
+// columns compared, as found (null, an integer, or text), and the run it
+// belongs to ("" for none).
+struct Found {
+  std::string id;
+  std::vector<Json> values;
+  std::string run;
+};
+
+// A stored value as JSON: NULL is null, an integer a number, anything else
+// its text (a real as printed by std::to_string).
+Json AsFound(const SqlValue& v) {
+  if (std::holds_alternative<std::monostate>(v)) return Json();
+  if (const auto* n = std::get_if<int64_t>(&v)) return Json(*n);
+  if (const auto* d = std::get_if<double>(&v)) return Json(std::to_string(*d));
+  return Json(std::get<std::string>(v));
+}
+
+Json TextOrNull(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
+
+// Compares the rows of "table" (their "values" in "columns" order) with
+// "implied".
+Status Compare(const std::string& table, const std::vector<Found>& rows,
                const std::vector<std::string>& columns, Table& implied,
                const std::map<std::string, int64_t>* imported_runs, DeepReport& out) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, {}));
   std::map<std::string, bool> seen;
-  for (const Row& r : rows) {
+  for (const Found& r : rows) {
     ++out.rows_checked;
-    const std::string id = r.Str(0);
+    const std::string& id = r.id;
     seen[id] = true;
     auto it = implied.find(id);
     const bool created = it != implied.end() && it->second.created_seq > 0;
     // The tasks of an imported run are written by the import itself.
-    const std::string run = columns.back() == "run_id" ? r.Str(columns.size()) : "";
+    const std::string& run = r.run;
     const bool imported = imported_runs != nullptr && !run.empty() && imported_runs->contains(run);
     if (!created && !imported) {
       out.mismatches.push_back(Mismatch(table, id, "(row)", "present", "absent", 0));
@@ -220,10 +241,7 @@ Status Compare(Txn& txn, const std::string& table, const std::string& sql,
     for (size_t i = 0; i < columns.size(); ++i) {
       auto f = it->second.fields.find(columns[i]);
       if (f == it->second.fields.end() || !f->second.value) continue;
-      const SqlValue& v = r.at(i + 1);
-      Json found = std::holds_alternative<std::monostate>(v) ? Json()
-                   : std::holds_alternative<int64_t>(v)      ? Json(r.Int(i + 1))
-                                                             : Json(r.Str(i + 1));
+      Json found = r.values[i];
       // Stored in milliseconds; the events state it as a time.
       if (columns[i] == "lease_expires_at" && found.is_number_integer()) {
         found = FormatTime(found.get<int64_t>());
@@ -243,27 +261,60 @@ Status Compare(Txn& txn, const std::string& table, const std::string& sql,
   return Status();
 }
 
+Result<std::vector<Found>> FoundRuns(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<RunStatusForReplay> rows, ListRunStatusesForReplay(txn));
+  std::vector<Found> found;
+  for (const RunStatusForReplay& r : rows) found.push_back({r.id, {Json(r.status)}, ""});
+  return found;
+}
+
+Result<std::vector<Found>> FoundTasks(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<TaskLeaseForReplay> rows, ListTaskLeasesForReplay(txn));
+  std::vector<Found> found;
+  for (const TaskLeaseForReplay& r : rows) {
+    found.push_back({r.id,
+                     {Json(r.status), TextOrNull(r.lease_owner), AsFound(r.lease_epoch),
+                      AsFound(r.lease_expires_at), TextOrNull(r.run_id)},
+                     r.run_id.value_or("")});
+  }
+  return found;
+}
+
+Result<std::vector<Found>> FoundAgents(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<AgentRoleForReplay> rows, ListAgentRolesForReplay(txn));
+  std::vector<Found> found;
+  for (const AgentRoleForReplay& r : rows) {
+    found.push_back({r.id, {Json(r.status), Json(r.role)}, ""});
+  }
+  return found;
+}
+
+Result<std::vector<Found>> FoundTokens(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<TokenStateForReplay> rows, ListTokenStatesForReplay(txn));
+  std::vector<Found> found;
+  for (const TokenStateForReplay& r : rows) {
+    found.push_back({r.id, {Json(r.agent_id), Json(r.role), Json(int64_t{r.revoked ? 1 : 0})}, ""});
+  }
+  return found;
+}
+
 }  // namespace
 
 Result<DeepReport> CheckStateAgainstLedger(Txn& txn, const MachineSet& machines) {
   Replay r;
   DeepReport out;
   RETURN_IF_ERROR(ReplayEvents(txn, machines, r, &out.events_replayed));
-  RETURN_IF_ERROR(Compare(txn, "runs", "SELECT id, status FROM runs ORDER BY id", {"status"},
-                          r.runs, nullptr, out));
-  RETURN_IF_ERROR(Compare(txn, "tasks",
-                          "SELECT id, status, lease_owner, lease_epoch, lease_expires_at, run_id "
-                          "FROM tasks ORDER BY id",
+  ASSIGN_OR_RETURN(std::vector<Found> runs, FoundRuns(txn));
+  RETURN_IF_ERROR(Compare("runs", runs, {"status"}, r.runs, nullptr, out));
+  ASSIGN_OR_RETURN(std::vector<Found> tasks, FoundTasks(txn));
+  RETURN_IF_ERROR(Compare("tasks", tasks,
                           {"status", "lease_owner", "lease_epoch", "lease_expires_at", "run_id"},
                           r.tasks, &r.imported_runs, out));
-  RETURN_IF_ERROR(Compare(txn, "agents", "SELECT id, status, role FROM agents ORDER BY id",
-                          {"status", "role"}, r.agents, nullptr, out));
+  ASSIGN_OR_RETURN(std::vector<Found> agents, FoundAgents(txn));
+  RETURN_IF_ERROR(Compare("agents", agents, {"status", "role"}, r.agents, nullptr, out));
+  ASSIGN_OR_RETURN(std::vector<Found> tokens, FoundTokens(txn));
   RETURN_IF_ERROR(
-      Compare(txn, "tokens",
-              "SELECT id, agent_id, role, CASE WHEN revoked_at IS NULL THEN 0 ELSE 1 END "
-              "FROM tokens "
-              "ORDER BY id",
-              {"agent_id", "role", "revoked"}, r.tokens, nullptr, out));
+      Compare("tokens", tokens, {"agent_id", "role", "revoked"}, r.tokens, nullptr, out));
   return out;
 }
 

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "engine/ledger/ledger.h"
+#include "store/tables/event_table.h"
+#include "store/tables/ledger_head_table.h"
 #include "util/sha256.h"
 
 namespace baton {
@@ -27,12 +29,11 @@ struct Loss {
 
 // The ranges earlier `baton store accept-loss` calls gave up on.
 Result<std::vector<Loss>> AcceptedLosses(Txn& txn) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT payload FROM events WHERE kind = ? ORDER BY seq",
-                             {SqlText(kLossAcceptedKind)}));
+  ASSIGN_OR_RETURN(std::vector<std::string> payloads,
+                   ListEventPayloadsOfKind(txn, kLossAcceptedKind));
   std::vector<Loss> out;
-  for (const Row& r : rows) {
-    Json p = Json::parse(r.Str(0), nullptr, /*allow_exceptions=*/false);
+  for (const std::string& payload : payloads) {
+    Json p = Json::parse(payload, nullptr, /*allow_exceptions=*/false);
     if (!p.is_object()) continue;
     out.push_back({p.value("from", int64_t{0}), p.value("to", int64_t{0})});
   }
@@ -58,14 +59,13 @@ Result<std::optional<Gap>> GapOf(Txn& txn, const LedgerHead& head, const Witness
                                  const std::vector<Loss>& losses) {
   if (w.head.seq <= 0 || Covered(losses, w.head.seq)) return std::optional<Gap>();
   if (w.head.seq > head.seq) return std::optional<Gap>(Gap{head.seq + 1, w.head.seq});
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT hash FROM events WHERE seq = ?", {SqlInt(w.head.seq)}));
-  if (rows.empty()) {
+  ASSIGN_OR_RETURN(std::optional<std::string> hash, FindEventHash(txn, w.head.seq));
+  if (!hash) {
     // Removed from the middle: the chain check names it; here it is a gap.
     return std::optional<Gap>(Gap{w.head.seq, w.head.seq});
   }
-  if (rows[0].Str(0) == w.head.hash) return std::optional<Gap>();
-  return std::optional<Gap>(Gap{w.head.seq, w.head.seq, true, rows[0].Str(0)});
+  if (*hash == w.head.hash) return std::optional<Gap>();
+  return std::optional<Gap>(Gap{w.head.seq, w.head.seq, true, *hash});
 }
 
 Status GapError(const Gap& g, const Witness& w, const LedgerHead& head) {
@@ -94,10 +94,9 @@ Status GapError(const Gap& g, const Witness& w, const LedgerHead& head) {
 }  // namespace
 
 Result<LedgerHead> LedgerHeadNow(Txn& txn) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT seq, hash FROM ledger_head WHERE id = 1", {}));
-  if (rows.empty()) return LedgerHead{0, kGenesisHash};
-  return LedgerHead{rows[0].Int(0), rows[0].Str(1)};
+  ASSIGN_OR_RETURN(std::optional<LedgerHeadRow> head, LoadLedgerHeadRow(txn));
+  if (!head) return LedgerHead{0, kGenesisHash};
+  return LedgerHead{head->seq, head->hash};
 }
 
 void WriteMirrorHead(int fd, const LedgerHead& head) {

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "engine/ledger/ledger.h"
+#include "store/tables/event_table.h"
 
 namespace baton {
 
@@ -242,12 +243,8 @@ bool Writer::RunItems(Txn& txn, std::vector<Item*>& batch, std::vector<Result<Js
     results[i] = batch[i]->fn(txn);
     if (!refused.ok() && results[i].ok()) {
       // Only an item whose every event records an accepted loss may pass.
-      Result<std::vector<Row>> kinds = txn.Query(
-          "SELECT COUNT(*), SUM(CASE WHEN kind = ? THEN 1 ELSE 0 END) FROM events "
-          "WHERE seq > ?",
-          {SqlText(kLossAcceptedKind), SqlInt(before)});
-      const bool only_accept =
-          kinds.ok() && (*kinds)[0].Int(0) > 0 && (*kinds)[0].Int(0) == (*kinds)[0].Int(1);
+      Result<EventCount> kinds = CountEventsAfter(txn, before, kLossAcceptedKind);
+      const bool only_accept = kinds.ok() && kinds->total > 0 && kinds->total == kinds->of_kind;
       if (only_accept) {
         *accepted = true;
       } else {

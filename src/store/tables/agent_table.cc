@@ -204,6 +204,15 @@ Status ClearTeamOfAgents(Txn& txn, const std::string& team, const std::string& n
             "updated_at = ? WHERE team = ?",
             {SqlText(now), SqlText(team)})
       .status();
+// h19-ledger-profiles:
+
+Result<std::vector<AgentRoleForReplay>> ListAgentRolesForReplay(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT id, status, role FROM agents ORDER BY id", {}));
+  std::vector<AgentRoleForReplay> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back({r.Str(0), r.Str(1), r.Str(2)});
+  return out;
 }
 
 }  // namespace baton

@@ -95,6 +95,17 @@ Status ClearAgentTeamRow(Txn& txn, const std::string& id, const std::string& tea
                          const std::string& now);
 // Takes every agent out of team "team".
 Status ClearTeamOfAgents(Txn& txn, const std::string& team, const std::string& now);
+// h19-ledger-profiles:
+
+// What `baton verify --deep` compares of an agent with its events
+// (engine/ledger/ledger_replay.h).
+struct AgentRoleForReplay {
+  std::string id;
+  std::string status;
+  std::string role;
+};
+// Every agent, by id.
+Result<std::vector<AgentRoleForReplay>> ListAgentRolesForReplay(Txn& txn);
 
 }  // namespace baton
 

@@ -9,6 +9,153 @@ Result<int64_t> CountRunProgressEvents(Txn& txn, const std::string& run_id) {
                                            "kind = 'run.progress'",
                                            {SqlText(run_id)}, "progress count"));
   return count.Int(0);
+#include <algorithm>
+
+#include "store/tables/row_values.h"
+
+namespace baton {
+namespace {
+
+constexpr char kEventColumns[] =
+    "seq, time, run_id, actor_id, actor_role, kind, summary, payload, files, "
+    "refs, prev_hash, hash";
+constexpr char kEventSummaryColumns[] = "seq, time, run_id, actor_id, actor_role, kind, summary";
+
+// Reads the first seven columns (kEventSummaryColumns), and the other five
+// when the row has them (kEventColumns).
+EventRow EventFromRow(const Row& r) {
+  EventRow e{.seq = r.Int(0),
+             .time = r.Str(1),
+             .run_id = TextOrNone(r, 2),
+             .actor_id = r.Str(3),
+             .actor_role = r.Str(4),
+             .kind = r.Str(5),
+             .summary = r.Str(6)};
+  if (r.size() < 12) return e;
+  e.payload = r.Str(7);
+  e.files = r.Str(8);
+  e.refs = r.Str(9);
+  e.prev_hash = r.Str(10);
+  e.hash = r.Str(11);
+  return e;
+}
+
+std::vector<EventRow> EventsFromRows(const std::vector<Row>& rows) {
+  std::vector<EventRow> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back(EventFromRow(r));
+  return out;
+}
+
+// " AND ..." for the kind filter: an exact kind, or every kind with the
+// prefix (a range, so the kind index serves it).
+void AddKindFilter(const std::string& kind, std::string& sql, std::vector<SqlValue>& params) {
+  if (kind.empty()) return;
+  if (kind.back() != '.') {
+    sql += " AND kind = ?";
+    params.push_back(SqlText(kind));
+    return;
+  }
+  sql += " AND kind >= ? AND kind < ?";
+  params.push_back(SqlText(kind));
+  // The smallest string greater than every string with this prefix.
+  std::string upper = kind;
+  upper.back() = '.' + 1;
+  params.push_back(SqlText(upper));
+}
+
+}  // namespace
+
+Status InsertEventRow(Txn& txn, const EventRow& e) {
+  return txn
+      .Exec(
+          "INSERT INTO events (seq, time, run_id, actor_id, actor_role, "
+          "kind, summary, payload, files, refs, prev_hash, hash) VALUES "
+          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          {SqlInt(e.seq), SqlText(e.time), e.run_id ? SqlText(*e.run_id) : SqlNull(),
+           SqlText(e.actor_id), SqlText(e.actor_role), SqlText(e.kind), SqlText(e.summary),
+           SqlText(e.payload), SqlText(e.files), SqlText(e.refs), SqlText(e.prev_hash),
+           SqlText(e.hash)})
+      .status();
+}
+
+Result<std::vector<EventRow>> ListEventRows(Txn& txn, const EventRowFilter& f) {
+  std::string sql = std::string("SELECT ") +
+                    (f.with_payload ? kEventColumns : kEventSummaryColumns) +
+                    " FROM events WHERE seq > ?";
+  std::vector<SqlValue> params = {SqlInt(f.since_seq)};
+  if (!f.run_id.empty()) {
+    sql += " AND run_id = ?";
+    params.push_back(SqlText(f.run_id));
+  }
+  AddKindFilter(f.kind, sql, params);
+  if (!f.actor_id.empty()) {
+    sql += " AND actor_id = ?";
+    params.push_back(SqlText(f.actor_id));
+  }
+  if (f.before_seq > 0) {
+    sql += " AND seq < ?";
+    params.push_back(SqlInt(f.before_seq));
+  }
+  sql += f.before_seq > 0 ? " ORDER BY seq DESC LIMIT ?" : " ORDER BY seq LIMIT ?";
+  params.push_back(SqlInt(f.limit));
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  if (f.before_seq > 0) std::reverse(rows.begin(), rows.end());
+  return EventsFromRows(rows);
+}
+
+Result<std::vector<EventRow>> LoadEventRowsFrom(Txn& txn, int64_t first, int64_t limit) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT seq, time, run_id, actor_id, actor_role, kind, summary, "
+                             "payload, files, refs, prev_hash, hash "
+                             "FROM events WHERE seq >= ? ORDER BY seq LIMIT ?",
+                             {SqlInt(first), SqlInt(limit)}));
+  return EventsFromRows(rows);
+}
+
+Result<std::vector<EventBrief>> LoadEventBriefsAfter(Txn& txn, int64_t after, int64_t limit) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT seq, run_id, kind, payload FROM events WHERE seq > ? "
+                             "ORDER BY seq LIMIT ?",
+                             {SqlInt(after), SqlInt(limit)}));
+  std::vector<EventBrief> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) {
+    out.push_back(
+        {.seq = r.Int(0), .run_id = TextOrNone(r, 1), .kind = r.Str(2), .payload = r.Str(3)});
+  }
+  return out;
+}
+
+Result<std::optional<std::string>> FindEventHash(Txn& txn, int64_t seq) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT hash FROM events WHERE seq = ?", {SqlInt(seq)}));
+  if (rows.empty()) return std::optional<std::string>();
+  return std::optional<std::string>(rows[0].Str(0));
+}
+
+Result<int64_t> MaxEventSeq(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query("SELECT MAX(seq) FROM events", {}));
+  return rows.empty() ? int64_t{0} : rows[0].Int(0);
+}
+
+Result<std::vector<std::string>> ListEventPayloadsOfKind(Txn& txn, const std::string& kind) {
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      txn.Query("SELECT payload FROM events WHERE kind = ? ORDER BY seq", {SqlText(kind)}));
+  std::vector<std::string> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back(r.Str(0));
+  return out;
+}
+
+Result<EventCount> CountEventsAfter(Txn& txn, int64_t after, const std::string& kind) {
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      txn.Query("SELECT COUNT(*), SUM(CASE WHEN kind = ? THEN 1 ELSE 0 END) FROM events "
+                "WHERE seq > ?",
+                {SqlText(kind), SqlInt(after)}));
+  return EventCount{.total = rows.at(0).Int(0), .of_kind = rows.at(0).Int(1)};
 }
 
 }  // namespace baton

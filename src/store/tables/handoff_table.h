@@ -6,14 +6,60 @@
 #ifndef BATON_SRC_STORE_TABLES_HANDOFF_TABLE_H_
 #define BATON_SRC_STORE_TABLES_HANDOFF_TABLE_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "store/store.h"
+#include "util/json_util.h"
 
 namespace baton {
 
 // Whether run "run_id" has a hand-off "id".
 Result<bool> HandoffExists(Txn& txn, const std::string& run_id, const std::string& id);
+
+// h19-ledger-profiles:
+
+// A Sinfonia hand-off envelope as stored. "meta" is {} when NULL or not JSON.
+struct SinfoniaHandoffRow {
+  std::string id;
+  std::string run_id;
+  std::optional<std::string> session_id;
+  int64_t sequence = 0;
+  std::string source;
+  std::string target;
+  std::string type;
+  std::string status;
+  std::optional<std::string> step_id;
+  std::string body;
+  Json meta;
+  std::string created_at;
+  std::string updated_at;
+};
+
+// Run "run_id"'s hand-off "id", if any.
+Result<std::optional<SinfoniaHandoffRow>> LoadSinfoniaHandoff(Txn& txn, const std::string& run_id,
+                                                              const std::string& id);
+
+// The sequence number run "run_id"'s next hand-off takes (1 for the first).
+Result<int64_t> NextSinfoniaHandoffSequence(Txn& txn, const std::string& run_id);
+
+// Records "handoff" as pending ("status" is not read), created and updated
+// at "handoff.created_at".
+Status InsertSinfoniaHandoff(Txn& txn, const SinfoniaHandoffRow& handoff);
+
+// A review's stamp on hand-off "id": its status and meta, updated at "now".
+Status StampSinfoniaHandoff(Txn& txn, const std::string& id, const std::string& status,
+                            const Json& meta, const std::string& now);
+
+// Run "run_id"'s hand-off for the furthest step (by the step task's
+// position; the latest such hand-off), with that position.
+struct SinfoniaStepHandoff {
+  std::string id;
+  int64_t step_position = 0;
+};
+Result<std::optional<SinfoniaStepHandoff>> FurthestSinfoniaStepHandoff(Txn& txn,
+                                                                       const std::string& run_id);
 
 }  // namespace baton
 

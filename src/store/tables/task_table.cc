@@ -177,6 +177,36 @@ const char* LeaseSql(TaskLeaseUpdate lease) {
       return ", lease_owner = NULL, lease_expires_at = NULL";
   }
   return "";
+// h19-ledger-profiles:
+
+Result<std::vector<TaskLeaseForReplay>> ListTaskLeasesForReplay(Txn& txn) {
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      txn.Query("SELECT id, status, lease_owner, lease_epoch, lease_expires_at, run_id "
+                "FROM tasks ORDER BY id",
+                {}));
+  std::vector<TaskLeaseForReplay> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) {
+    out.push_back({.id = r.Str(0),
+                   .status = r.Str(1),
+                   .lease_owner = TextOrNone(r, 2),
+                   .lease_epoch = r.at(3),
+                   .lease_expires_at = r.at(4),
+                   .run_id = TextOrNone(r, 5)});
+  }
+  return out;
+}
+
+namespace {
+
+Result<std::vector<std::string>> FirstColumnTexts(Txn& txn, std::string_view sql,
+                                                  SqlParams params) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  std::vector<std::string> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back(r.Str(0));
+  return out;
 }
 
 }  // namespace
@@ -378,6 +408,124 @@ Result<std::vector<TaskStatusCount>> CountRunTasksByStatus(Txn& txn, const std::
   counts.reserve(rows.size());
   for (const Row& r : rows) counts.push_back({.status = r.Str(0), .count = r.Int(1)});
   return counts;
+Result<std::vector<std::string>> ListSgaiTodoIds(Txn& txn, const std::string& run_id,
+                                                 const std::string& kind,
+                                                 const std::optional<std::string>& assignee) {
+  std::string sql = "SELECT id FROM tasks WHERE run_id = ? AND key IS NOT NULL AND kind = ?";
+  std::vector<SqlValue> params = {SqlText(run_id), SqlText(kind)};
+  if (assignee) {
+    sql += " AND assignee = ?";
+    params.push_back(SqlText(*assignee));
+  }
+  sql += " ORDER BY position, created_at, id";
+  return FirstColumnTexts(txn, sql, params);
+}
+
+Status ArchiveSgaiTodoRow(Txn& txn, const std::string& id, const Json& meta,
+                          const std::string& now) {
+  return txn
+      .Exec(
+          "UPDATE tasks SET key = NULL, meta = ?, version = version + 1, updated_at = ? "
+          "WHERE id = ?",
+          {SqlText(CanonicalJson(meta)), SqlText(now), SqlText(id)})
+      .status();
+}
+
+Status UpdateSgaiTodoRow(Txn& txn, const std::string& id, const SgaiTodoUpdate& u) {
+  return txn
+      .Exec(
+          "UPDATE tasks SET title = ?, priority = ?, position = ?, meta = ?, "
+          "version = version + 1, updated_at = ? WHERE id = ?",
+          {SqlText(u.title), SqlInt(u.priority), SqlInt(u.position), SqlText(CanonicalJson(u.meta)),
+           SqlText(u.now), SqlText(id)})
+      .status();
+}
+
+Result<std::vector<std::string>> ListSinfoniaStepIds(Txn& txn, const std::string& run_id) {
+  const SqlValue params[] = {SqlText(run_id)};
+  return FirstColumnTexts(txn,
+                          "SELECT id FROM tasks WHERE run_id = ? AND kind = 'step' "
+                          "ORDER BY position, created_at, id",
+                          params);
+}
+
+Status CountSinfoniaStepAttempt(Txn& txn, const std::string& id, const std::string& now) {
+  return txn
+      .Exec(
+          "UPDATE tasks SET attempts = attempts + 1, version = version + 1, "
+          "updated_at = ? WHERE id = ?",
+          {SqlText(now), SqlText(id)})
+      .status();
+}
+
+namespace {
+
+constexpr char kStigmergyItemColumns[] =
+    "id, kind, key, title, status, parent_id, attempts, meta, created_at, machine, run_id";
+
+StigmergyItem StigmergyItemFromRow(const Row& r) {
+  return StigmergyItem{.id = r.Str(0),
+                       .kind = r.Str(1),
+                       .key = r.Str(2),
+                       .title = r.Str(3),
+                       .status = r.Str(4),
+                       .parent_id = TextOrNone(r, 5),
+                       .attempts = r.Int(6),
+                       .meta = JsonOr(r, 7, Json::object()),
+                       .created_at = r.Str(8),
+                       .machine = r.Str(9),
+                       .run_id = r.Str(10)};
+}
+
+}  // namespace
+
+Result<std::vector<StigmergyItem>> ListStigmergyItems(Txn& txn, const std::string& run_id,
+                                                      const std::string& kind) {
+  static const std::string kSql =
+      std::string("SELECT ") + kStigmergyItemColumns +
+      " FROM tasks WHERE run_id = ? AND kind = ? ORDER BY position, key";
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(kSql, {SqlText(run_id), SqlText(kind)}));
+  std::vector<StigmergyItem> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back(StigmergyItemFromRow(r));
+  return out;
+}
+
+Result<std::optional<StigmergyItem>> FindStigmergyItem(Txn& txn, const std::string& run_id,
+                                                       const std::string& kind,
+                                                       const std::string& key) {
+  static const std::string kSql = std::string("SELECT ") + kStigmergyItemColumns +
+                                  " FROM tasks WHERE run_id = ? AND kind = ? AND key = ?";
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query(kSql, {SqlText(run_id), SqlText(kind), SqlText(key)}));
+  if (rows.empty()) return std::optional<StigmergyItem>();
+  return std::optional<StigmergyItem>(StigmergyItemFromRow(rows[0]));
+}
+
+Result<int64_t> CountOpenStigmergyStories(Txn& txn, const std::string& run_id,
+                                          const std::string& epic_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT COUNT(*) FROM tasks WHERE run_id = ? AND kind = 'story' "
+                             "AND parent_id = ? AND status <> 'COMPLETE'",
+                             {SqlText(run_id), SqlText(epic_id)}));
+  return rows[0].Int(0);
+}
+
+Result<int64_t> CountStigmergyIssues(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT COUNT(*) FROM tasks WHERE run_id = ? AND kind = 'issue'",
+                             {SqlText(run_id)}));
+  return rows[0].Int(0);
+}
+
+Status RetitleStigmergyItem(Txn& txn, const std::string& id, const std::string& title,
+                            const std::string& now) {
+  return txn
+      .Exec(
+          "UPDATE tasks SET title = ?, version = version + 1, updated_at = ? "
+          "WHERE id = ?",
+          {SqlText(title), SqlText(now), SqlText(id)})
+      .status();
 }
 
 }  // namespace baton

@@ -195,6 +195,81 @@ struct TaskStatusCount {
   int64_t count = 0;
 };
 Result<std::vector<TaskStatusCount>> CountRunTasksByStatus(Txn& txn, const std::string& run_id);
+// h19-ledger-profiles:
+
+// What `baton verify --deep` compares of a task with its events
+// (engine/ledger/ledger_replay.h). The lease's epoch and expiry are the
+// values as stored, whatever their type: a row edited by hand to hold text
+// there is still reported as it is.
+struct TaskLeaseForReplay {
+  std::string id;
+  std::string status;
+  std::optional<std::string> lease_owner;
+  SqlValue lease_epoch;
+  SqlValue lease_expires_at;
+  std::optional<std::string> run_id;
+};
+// Every task, by id.
+Result<std::vector<TaskLeaseForReplay>> ListTaskLeasesForReplay(Txn& txn);
+
+// sgai's todo lists: the ids of run "run_id"'s tasks of "kind" ("todo" or
+// "project_todo") that still have a key (not archived), only those
+// assigned to "assignee" when it is set; by position, creation, id.
+Result<std::vector<std::string>> ListSgaiTodoIds(Txn& txn, const std::string& run_id,
+                                                 const std::string& kind,
+                                                 const std::optional<std::string>& assignee);
+
+// Takes todo "id" off its list: its key is cleared (so the todo id can be
+// used again) and "meta" stored.
+Status ArchiveSgaiTodoRow(Txn& txn, const std::string& id, const Json& meta,
+                          const std::string& now);
+
+// todo_write's update of an existing todo "id".
+struct SgaiTodoUpdate {
+  std::string title;
+  int64_t priority = 0;
+  int64_t position = 0;
+  Json meta;
+  std::string now;
+};
+Status UpdateSgaiTodoRow(Txn& txn, const std::string& id, const SgaiTodoUpdate& update);
+
+// The ids of run "run_id"'s Sinfonia steps (kind "step"), by position,
+// creation, id.
+Result<std::vector<std::string>> ListSinfoniaStepIds(Txn& txn, const std::string& run_id);
+
+// A Sinfonia retry counts one more attempt of step "id".
+Status CountSinfoniaStepAttempt(Txn& txn, const std::string& id, const std::string& now);
+
+// A stigmergy item (an epic, story or issue: a task of that kind).
+struct StigmergyItem {
+  std::string id;
+  std::string kind;
+  std::string key;  // "" for NULL
+  std::string title;
+  std::string status;
+  std::optional<std::string> parent_id;
+  int64_t attempts = 0;
+  Json meta;  // {} when NULL or not JSON
+  std::string created_at;
+  std::string machine;
+  std::string run_id;  // "" for NULL
+};
+// Run "run_id"'s items of "kind", by position then key.
+Result<std::vector<StigmergyItem>> ListStigmergyItems(Txn& txn, const std::string& run_id,
+                                                      const std::string& kind);
+// Run "run_id"'s item of "kind" keyed "key", if any.
+Result<std::optional<StigmergyItem>> FindStigmergyItem(Txn& txn, const std::string& run_id,
+                                                       const std::string& kind,
+                                                       const std::string& key);
+// How many of epic "epic_id"'s stories in run "run_id" are not COMPLETE.
+Result<int64_t> CountOpenStigmergyStories(Txn& txn, const std::string& run_id,
+                                          const std::string& epic_id);
+// How many issues run "run_id" has had.
+Result<int64_t> CountStigmergyIssues(Txn& txn, const std::string& run_id);
+// The manifest renames item "id" to "title".
+Status RetitleStigmergyItem(Txn& txn, const std::string& id, const std::string& title,
+                            const std::string& now);
 
 }  // namespace baton
 

@@ -63,6 +63,21 @@ Result<std::optional<TokenHolder>> FindLiveTokenHolder(Txn& txn, const std::stri
   return std::optional<TokenHolder>(TokenHolder{.agent_id = rows[0].Str(0),
                                                 .role = rows[0].Str(1),
                                                 .grants = GrantsFromText(rows[0].Str(2))});
+namespace baton {
+
+// h19-ledger-profiles:
+
+Result<std::vector<TokenStateForReplay>> ListTokenStatesForReplay(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT id, agent_id, role, CASE WHEN revoked_at IS NULL THEN 0 "
+                             "ELSE 1 END "
+                             "FROM tokens "
+                             "ORDER BY id",
+                             {}));
+  std::vector<TokenStateForReplay> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back({r.Str(0), r.Str(1), r.Str(2), r.Int(3) != 0});
+  return out;
 }
 
 }  // namespace baton

@@ -3,6 +3,9 @@
 // The tokens table: bearer tokens for HTTP callers (engine/core/tokens.h),
 // typed as model/token.h's Token. Only a secret's SHA-256 ("hash") is
 // stored; it is written once and looked up, never read back. Portable SQL.
+// The tokens table: bearer tokens for HTTP callers, stored hashed, each
+// with its holder (agent_id), role, grants and whether it was revoked.
+// Portable SQL (? placeholders), so a second backend runs it as is.
 
 #ifndef BATON_SRC_STORE_TABLES_TOKEN_TABLE_H_
 #define BATON_SRC_STORE_TABLES_TOKEN_TABLE_H_
@@ -12,6 +15,9 @@
 #include <vector>
 
 #include "model/token.h"
+#include <string>
+#include <vector>
+
 #include "store/store.h"
 
 namespace baton {
@@ -36,6 +42,18 @@ struct TokenHolder {
 };
 // The holder of the live (not revoked) token whose secret hashes to "hash", if any.
 Result<std::optional<TokenHolder>> FindLiveTokenHolder(Txn& txn, const std::string& hash);
+// h19-ledger-profiles:
+
+// What `baton verify --deep` compares of a token with its events
+// (engine/ledger/ledger_replay.h): holder, role, revoked or not.
+struct TokenStateForReplay {
+  std::string id;
+  std::string agent_id;
+  std::string role;
+  bool revoked = false;
+};
+// Every token, by id.
+Result<std::vector<TokenStateForReplay>> ListTokenStatesForReplay(Txn& txn);
 
 }  // namespace baton
 

@@ -2,6 +2,9 @@
 //
 // The usage table: what each step of a run cost (money and tokens), by
 // agent and model, as the profiles record it. Portable SQL.
+// The usage table: what an agent's model calls cost a run, one row per
+// report (cost and token counts, by agent, model, step and session).
+// Portable SQL (? placeholders, RETURNING), so a second backend runs it as is.
 
 #ifndef BATON_SRC_STORE_TABLES_USAGE_TABLE_H_
 #define BATON_SRC_STORE_TABLES_USAGE_TABLE_H_
@@ -20,6 +23,15 @@ struct UsageSum {
   std::string agent;
   std::string model;
   int64_t steps = 0;
+// h19-ledger-profiles:
+
+// One usage report, as sgai.usage.add records it.
+struct SgaiUsage {
+  std::string run_id;
+  std::string agent;
+  std::string model;
+  std::string step_id;
+  std::string session_id;
   double cost = 0;
   int64_t input_tokens = 0;
   int64_t output_tokens = 0;
@@ -30,6 +42,10 @@ struct UsageSum {
 
 // Run "run_id"'s usage summed per agent and model, by agent then model.
 Result<std::vector<UsageSum>> SumRunUsage(Txn& txn, const std::string& run_id);
+  std::string created_at;
+};
+// Inserts "usage"; returns the row's seq.
+Result<int64_t> InsertSgaiUsageRow(Txn& txn, const SgaiUsage& usage);
 
 }  // namespace baton
 

@@ -13,6 +13,8 @@
 #include "formats/genie_format.h"
 #include "model/wish_lint.h"
 #include "model/wish_md.h"
+#include "store/tables/task_dep_table.h"
+#include "store/tables/wish_table.h"
 #include "util/sha256.h"
 
 namespace baton {
@@ -49,16 +51,13 @@ Result<std::string> ProjectKey(OpContext& ctx, const Json& in) {
 
 Result<StoredWish> FindWish(OpContext& ctx, const std::string& project_key,
                             const std::string& slug) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT run_id, signature, COALESCE(wish_file, ''), created_at "
-                                 "FROM wishes WHERE project_key = ? AND slug = ?",
-                                 {SqlText(project_key), SqlText(slug)}));
-  if (rows.empty()) {
+  ASSIGN_OR_RETURN(std::optional<WishRow> row, FindWishRow(ctx.txn, project_key, slug));
+  if (!row) {
     return NotFoundError("slug: no wish \"" + slug + "\"" +
                          (project_key.empty() ? "" : " in project " + project_key) +
                          "; create it with `baton wish create --file WISH.md`");
   }
-  return StoredWish{rows[0].Str(0), slug, rows[0].Str(1), rows[0].Str(2), rows[0].Str(3)};
+  return StoredWish{row->run_id, slug, row->signature, row->wish_file, row->created_at};
 }
 
 Result<StoredWish> FindWish(OpContext& ctx, const Json& in) {
@@ -82,15 +81,13 @@ Result<std::vector<StoredGroup>> LoadGroups(OpContext& ctx, const std::string& r
     return a.task["position"].get<int64_t>() < b.task["position"].get<int64_t>();
   });
   for (size_t i = 0; i < groups.size(); ++i) by_id[groups[i].task_id] = i;
-  ASSIGN_OR_RETURN(std::vector<Row> edges,
-                   ctx.txn.Query("SELECT a.id, b.key FROM task_deps d "
-                                 "JOIN tasks a ON a.id = d.task_id "
-                                 "JOIN tasks b ON b.id = d.depends_on_id "
-                                 "WHERE a.run_id = ? AND a.kind = ? ORDER BY b.position",
-                                 {SqlText(run_id), SqlText(kGroupKind)}));
-  for (const Row& e : edges) {
-    auto it = by_id.find(e.Str(0));
-    if (it != by_id.end() && !e.IsNull(1)) groups[it->second].depends_on.push_back(e.Str(1));
+  ASSIGN_OR_RETURN(std::vector<GenieGroupDependency> edges,
+                   ListGenieGroupDependencies(ctx.txn, run_id, kGroupKind));
+  for (const GenieGroupDependency& e : edges) {
+    auto it = by_id.find(e.task_id);
+    if (it != by_id.end() && e.depends_on_key) {
+      groups[it->second].depends_on.push_back(*e.depends_on_key);
+    }
   }
   return groups;
 }
@@ -325,10 +322,7 @@ Result<Json> CreateWish(OpContext& ctx, const Json& in) {
       ASSIGN_OR_RETURN(std::vector<StoredGroup> stored, LoadGroups(ctx, existing->run_id));
       return RefuseChangedStructure(slug, src.groups, stored);
     }
-    RETURN_IF_ERROR(ctx.txn
-                        .Exec("DELETE FROM wishes WHERE project_key = ? AND slug = ?",
-                              {SqlText(project_key), SqlText(slug)})
-                        .status());
+    RETURN_IF_ERROR(DeleteWishRow(ctx.txn, project_key, slug));
   } else if (existing.status().code() != StatusCode::kNotFound) {
     return existing.status();
   }
@@ -355,12 +349,12 @@ Result<Json> CreateWish(OpContext& ctx, const Json& in) {
                                                  {"depends_on", deps}}));
     task_ids[g->name] = task["id"].get<std::string>();
   }
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("INSERT INTO wishes (project_key, slug, run_id, wish_file, signature, "
-                            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                            {SqlText(project_key), SqlText(slug), SqlText(run_id),
-                             SqlTextOrNull(src.wish_file), SqlText(signature), SqlText(ctx.now)})
-                      .status());
+  RETURN_IF_ERROR(InsertWishRow(ctx.txn, {.project_key = project_key,
+                                          .slug = slug,
+                                          .run_id = run_id,
+                                          .wish_file = src.wish_file,
+                                          .signature = signature,
+                                          .created_at = ctx.now}));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                     .kind = "wish.created",
                                     .summary = "wish " + slug + " created with " +
@@ -388,12 +382,10 @@ Result<Json> WishStatus(OpContext& ctx, const Json& in) {
 
 Result<Json> ListWishes(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(std::string project_key, ProjectKey(ctx, in));
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT slug FROM wishes WHERE project_key = ? ORDER BY slug",
-                                 {SqlText(project_key)}));
+  ASSIGN_OR_RETURN(std::vector<std::string> slugs, ListWishSlugs(ctx.txn, project_key));
   Json list = Json::array();
-  for (const Row& r : rows) {
-    ASSIGN_OR_RETURN(StoredWish wish, FindWish(ctx, project_key, r.Str(0)));
+  for (const std::string& slug : slugs) {
+    ASSIGN_OR_RETURN(StoredWish wish, FindWish(ctx, project_key, slug));
     ASSIGN_OR_RETURN(Json status, CurrentStatus(ctx, wish));
     list.push_back(std::move(status));
   }

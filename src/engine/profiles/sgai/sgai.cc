@@ -11,6 +11,7 @@
 #include "engine/ledger/ledger.h"
 #include "engine/core/questions.h"
 #include "model/sgai_flow.h"
+#include "store/tables/message_table.h"
 #include "util/clock.h"
 #include "util/subprocess.h"
 
@@ -48,13 +49,9 @@ Result<Json> LoadSgaiRun(Txn& txn, const std::string& id) {
 
 
 Result<std::string> FirstUnreadRecipient(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT recipient FROM messages WHERE run_id = ? AND read = 0 "
-                             "ORDER BY seq LIMIT 1",
-                             {SqlText(run_id)}));
-  if (rows.empty()) return std::string();
-  const std::string to = rows[0].Str(0);
-  return to.substr(0, to.find(':'));
+  ASSIGN_OR_RETURN(std::optional<std::string> to, FirstUnreadSgaiRecipient(txn, run_id));
+  if (!to) return std::string();
+  return to->substr(0, to->find(':'));
 }
 
 Result<std::string> SendRunMessage(OpContext& ctx, const Json& run, const std::string& from,
@@ -63,13 +60,13 @@ Result<std::string> SendRunMessage(OpContext& ctx, const Json& run, const std::s
   const std::string run_id = run["id"].get<std::string>();
   const std::string project_id =
       run["project_id"].is_string() ? run["project_id"].get<std::string>() : "";
-  RETURN_IF_ERROR(
-      ctx.txn
-          .Exec("INSERT INTO messages (id, project_id, run_id, sender, recipient, addressed_to, "
-                "body, source, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'system', '{}', ?)",
-                {SqlText(id), SqlTextOrNull(project_id), SqlText(run_id), SqlText(from),
-                 SqlText(to), SqlText(to), SqlText(body), SqlText(ctx.now)})
-          .status());
+  RETURN_IF_ERROR(InsertSgaiSystemMessage(ctx.txn, {.id = id,
+                                                    .project_id = project_id,
+                                                    .run_id = run_id,
+                                                    .sender = from,
+                                                    .recipient = to,
+                                                    .body = body,
+                                                    .created_at = ctx.now}));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                     .kind = "message.sent",
                                     .summary = "message " + id + " from " + from + " to " + to,
@@ -256,11 +253,9 @@ Result<GateCheck> CheckCompletionGates(OpContext& ctx, const Json& run, const Sg
 }
 
 Result<bool> HasUnreadFor(Txn& txn, const std::string& run_id, const std::string& agent) {
-  ASSIGN_OR_RETURN(
-      std::vector<Row> rows,
-      txn.Query("SELECT recipient FROM messages WHERE run_id = ? AND read = 0", {SqlText(run_id)}));
-  for (const Row& r : rows) {
-    if (r.Str(0).substr(0, r.Str(0).find(':')) == agent) return true;
+  ASSIGN_OR_RETURN(std::vector<std::string> recipients, ListUnreadSgaiRecipients(txn, run_id));
+  for (const std::string& to : recipients) {
+    if (to.substr(0, to.find(':')) == agent) return true;
   }
   return false;
 }

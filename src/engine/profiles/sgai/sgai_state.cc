@@ -11,23 +11,20 @@
 #include "engine/profiles/sgai/sgai.h"
 #include "engine/core/task_graph.h"
 #include "formats/sgai_format.h"
+#include "store/tables/task_table.h"
+#include "store/tables/usage_table.h"
 
 namespace baton {
 namespace sgai_internal {
 
 Result<std::vector<Json>> CurrentTodos(Txn& txn, const std::string& run_id,
                                        const std::string& agent, bool project) {
-  std::string sql = "SELECT id FROM tasks WHERE run_id = ? AND key IS NOT NULL AND kind = ?";
-  std::vector<SqlValue> params = {SqlText(run_id), SqlText(project ? "project_todo" : "todo")};
-  if (!project) {
-    sql += " AND assignee = ?";
-    params.push_back(SqlText(agent));
-  }
-  sql += " ORDER BY position, created_at, id";
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  ASSIGN_OR_RETURN(std::vector<std::string> ids,
+                   ListSgaiTodoIds(txn, run_id, project ? "project_todo" : "todo",
+                                   project ? std::nullopt : std::optional<std::string>(agent)));
   std::vector<Json> todos;
-  for (const Row& r : rows) {
-    ASSIGN_OR_RETURN(Json task, LoadTask(txn, r.Str(0)));
+  for (const std::string& id : ids) {
+    ASSIGN_OR_RETURN(Json task, LoadTask(txn, id));
     todos.push_back(std::move(task));
   }
   return todos;
@@ -53,12 +50,7 @@ Status ArchiveTodo(OpContext& ctx, const Json& task, const std::string& reason) 
   Json meta = current["meta"];
   meta["archived"] = true;
   meta["archived_reason"] = reason;
-  return ctx.txn
-      .Exec(
-          "UPDATE tasks SET key = NULL, meta = ?, version = version + 1, updated_at = ? "
-          "WHERE id = ?",
-          {SqlText(CanonicalJson(meta)), SqlText(ctx.now), SqlText(task["id"].get<std::string>())})
-      .status();
+  return ArchiveSgaiTodoRow(ctx.txn, task["id"].get<std::string>(), meta, ctx.now);
 }
 
 }  // namespace sgai_internal
@@ -95,14 +87,12 @@ Status UpdateTodo(OpContext& ctx, const Json& task, const Json& item, size_t ind
   Json meta = task["meta"];
   const std::string priority = item.value("priority", "medium");
   meta["priority"] = priority;
-  RETURN_IF_ERROR(
-      ctx.txn
-          .Exec("UPDATE tasks SET title = ?, priority = ?, position = ?, meta = ?, "
-                "version = version + 1, updated_at = ? WHERE id = ?",
-                {SqlText(item.at("content").get<std::string>()), SqlInt(PriorityRank(priority)),
-                 SqlInt(static_cast<int64_t>(index)), SqlText(CanonicalJson(meta)),
-                 SqlText(ctx.now), SqlText(task["id"].get<std::string>())})
-          .status());
+  RETURN_IF_ERROR(UpdateSgaiTodoRow(ctx.txn, task["id"].get<std::string>(),
+                                    {.title = item.at("content").get<std::string>(),
+                                     .priority = PriorityRank(priority),
+                                     .position = static_cast<int64_t>(index),
+                                     .meta = meta,
+                                     .now = ctx.now}));
   ASSIGN_OR_RETURN(Json updated, LoadTask(ctx.txn, task["id"].get<std::string>()));
   return MoveTodo(ctx, updated, item.value("status", "pending"), index);
 }
@@ -197,18 +187,19 @@ Result<Json> SgaiUsageAdd(OpContext& ctx, const Json& in) {
   const Json tokens = in.value("tokens", Json::object());
   const double cost = in.value("cost", 0.0);
   ASSIGN_OR_RETURN(
-      std::vector<Row> rows,
-      ctx.txn.Query(
-          "INSERT INTO usage (run_id, agent, model, step_id, session_id, cost, input_tokens, "
-          "output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, created_at) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
-          {SqlText(run_id), SqlText(agent), SqlText(in.at("model").get<std::string>()),
-           SqlText(in.value("step_id", "")), SqlText(in.value("session_id", "")), SqlValue(cost),
-           SqlInt(tokens.value("input", int64_t{0})), SqlInt(tokens.value("output", int64_t{0})),
-           SqlInt(tokens.value("reasoning", int64_t{0})),
-           SqlInt(tokens.value("cacheRead", int64_t{0})),
-           SqlInt(tokens.value("cacheWrite", int64_t{0})), SqlText(ctx.now)}));
-  const int64_t seq = rows.at(0).Int(0);
+      const int64_t seq,
+      InsertSgaiUsageRow(ctx.txn, {.run_id = run_id,
+                                   .agent = agent,
+                                   .model = in.at("model").get<std::string>(),
+                                   .step_id = in.value("step_id", ""),
+                                   .session_id = in.value("session_id", ""),
+                                   .cost = cost,
+                                   .input_tokens = tokens.value("input", int64_t{0}),
+                                   .output_tokens = tokens.value("output", int64_t{0}),
+                                   .reasoning_tokens = tokens.value("reasoning", int64_t{0}),
+                                   .cache_read_tokens = tokens.value("cacheRead", int64_t{0}),
+                                   .cache_write_tokens = tokens.value("cacheWrite", int64_t{0}),
+                                   .created_at = ctx.now}));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                     .kind = "sgai.usage",
                                     .summary = agent + " used " + in["model"].get<std::string>() +

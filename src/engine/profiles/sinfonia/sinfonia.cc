@@ -19,6 +19,10 @@
 #include "engine/ledger/ledger.h"
 #include "engine/core/task_graph.h"
 #include "formats/sinfonia_format.h"
+#include "store/tables/handoff_table.h"
+#include "store/tables/run_table.h"
+#include "store/tables/session_table.h"
+#include "store/tables/task_table.h"
 
 namespace baton {
 namespace {
@@ -158,9 +162,8 @@ Result<std::string> NewSessionId(Txn& txn, int64_t now_ms) {
   // createSessionId): take the next free second instead.
   for (int64_t t = now_ms;; t += 1000) {
     const std::string id = SinfoniaSessionId(t);
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     txn.Query("SELECT 1 FROM sessions WHERE id = ?", {SqlText(id)}));
-    if (rows.empty()) return id;
+    ASSIGN_OR_RETURN(bool taken, SessionIdTaken(txn, id));
+    if (!taken) return id;
   }
 }
 
@@ -168,16 +171,8 @@ Result<std::string> NewSessionId(Txn& txn, int64_t now_ms) {
 Result<std::string> StartSession(OpContext& ctx, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::string previous, ActiveSession(ctx.txn, run_id));
   ASSIGN_OR_RETURN(std::string id, NewSessionId(ctx.txn, ctx.now_ms));
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE sessions SET status = 'ended', last_active_at = ? "
-                            "WHERE run_id = ? AND status = 'active'",
-                            {SqlText(ctx.now), SqlText(run_id)})
-                      .status());
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("INSERT INTO sessions (id, run_id, status, started_at, "
-                            "last_active_at, meta) VALUES (?, ?, 'active', ?, ?, '{}')",
-                            {SqlText(id), SqlText(run_id), SqlText(ctx.now), SqlText(ctx.now)})
-                      .status());
+  RETURN_IF_ERROR(EndActiveSessions(ctx.txn, run_id, ctx.now));
+  RETURN_IF_ERROR(InsertActiveSession(ctx.txn, id, run_id, ctx.now));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                     .kind = "sinfonia.session",
                                     .summary = "session " + id + " started" +
@@ -404,13 +399,10 @@ Result<Json> LoadWorkflow(Txn& txn, const std::string& run_id) {
 }
 
 Result<Json> LoadSteps(OpContext& ctx, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT id FROM tasks WHERE run_id = ? AND kind = 'step' "
-                                 "ORDER BY position, created_at, id",
-                                 {SqlText(run_id)}));
+  ASSIGN_OR_RETURN(std::vector<std::string> ids, ListSinfoniaStepIds(ctx.txn, run_id));
   Json steps = Json::array();
-  for (const Row& r : rows) {
-    ASSIGN_OR_RETURN(Json t, LoadTask(ctx.txn, r.Str(0)));
+  for (const std::string& id : ids) {
+    ASSIGN_OR_RETURN(Json t, LoadTask(ctx.txn, id));
     steps.push_back(std::move(t));
   }
   return steps;
@@ -422,11 +414,7 @@ Status SetCursor(OpContext& ctx, const Json& run, const Json& step, int64_t inde
   const Json old_index = run["cursor_index"];
   if (old_key == Json(key) && old_index == Json(index)) return Status();
   const std::string run_id = run["id"].get<std::string>();
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE runs SET cursor = ?, cursor_index = ?, version = version + 1, "
-                            "updated_at = ? WHERE id = ?",
-                            {SqlTextOrNull(key), SqlInt(index), SqlText(ctx.now), SqlText(run_id)})
-                      .status());
+  RETURN_IF_ERROR(SetSinfoniaRunCursor(ctx.txn, run_id, key, index, ctx.now));
   return AppendEvent(ctx, {.run_id = run_id,
                            .kind = "sinfonia.cursor",
                            .summary = "current step " + key + " (" + std::to_string(index) + ")",
@@ -461,49 +449,43 @@ Result<Json> MoveStep(OpContext& ctx, const Json& step, const std::string& to,
 }
 
 Result<std::string> ActiveSession(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT id FROM sessions WHERE run_id = ? AND status = 'active' "
-                             "ORDER BY started_at DESC, id DESC LIMIT 1",
-                             {SqlText(run_id)}));
-  return rows.empty() ? std::string() : rows[0].Str(0);
+  ASSIGN_OR_RETURN(std::optional<std::string> id, FindActiveSessionId(txn, run_id));
+  return id.value_or("");
 }
 
 Status TouchSession(OpContext& ctx, const std::string& run_id) {
-  return ctx.txn
-      .Exec("UPDATE sessions SET last_active_at = ? WHERE run_id = ? AND status = 'active'",
-            {SqlText(ctx.now), SqlText(run_id)})
-      .status();
+  return TouchActiveSessions(ctx.txn, run_id, ctx.now);
 }
 
-Json HandoffRowToJson(const Row& r) {
-  Json meta = RowJsonOr(r, 10, Json::object());
-  return Json{{"id", r.Str(0)},
-              {"run_id", r.Str(1)},
-              {"session_id", RowTextOrNull(r, 2)},
-              {"sequence", r.Int(3)},
-              {"source", r.Str(4)},
-              {"target", r.Str(5)},
-              {"type", r.Str(6)},
-              {"status", r.Str(7)},
-              {"step_id", RowTextOrNull(r, 8)},
-              {"step", meta.value("step", "")},
-              {"body", r.Str(9)},
-              {"word_count", meta.value("word_count", 0)},
-              {"meta", meta},
-              {"created_at", r.Str(11)},
-              {"updated_at", r.Str(12)}};
+namespace {
+
+Json HandoffToJson(const SinfoniaHandoffRow& h) {
+  auto text_or_null = [](const std::optional<std::string>& s) { return s ? Json(*s) : Json(); };
+  return Json{{"id", h.id},
+              {"run_id", h.run_id},
+              {"session_id", text_or_null(h.session_id)},
+              {"sequence", h.sequence},
+              {"source", h.source},
+              {"target", h.target},
+              {"type", h.type},
+              {"status", h.status},
+              {"step_id", text_or_null(h.step_id)},
+              {"step", h.meta.value("step", "")},
+              {"body", h.body},
+              {"word_count", h.meta.value("word_count", 0)},
+              {"meta", h.meta},
+              {"created_at", h.created_at},
+              {"updated_at", h.updated_at}};
 }
+
+}  // namespace
 
 Result<Json> LoadHandoff(Txn& txn, const std::string& run_id, const std::string& id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT id, run_id, session_id, sequence, source, target, type, "
-                             "status, step_id, body, meta, created_at, updated_at "
-                             "FROM handoffs WHERE run_id = ? AND id = ?",
-                             {SqlText(run_id), SqlText(id)}));
-  if (rows.empty()) {
+  ASSIGN_OR_RETURN(std::optional<SinfoniaHandoffRow> handoff, LoadSinfoniaHandoff(txn, run_id, id));
+  if (!handoff) {
     return NotFoundError("subject: run " + run_id + " has no hand-off \"" + id + "\"");
   }
-  return HandoffRowToJson(rows[0]);
+  return HandoffToJson(*handoff);
 }
 
 Result<Json> RecordHandoff(OpContext& ctx, const Json& run, const std::string& type,
@@ -522,26 +504,26 @@ Result<Json> RecordHandoff(OpContext& ctx, const Json& run, const std::string& t
   }
   // Inside the write transaction, so two writers cannot take the same number
   // (Sinfonia scanned the folder for the highest NNN- prefix).
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT COALESCE(MAX(sequence), 0) + 1 FROM handoffs "
-                                 "WHERE run_id = ?",
-                                 {SqlText(run_id)}));
-  const int64_t sequence = rows.at(0).Int(0);
+  ASSIGN_OR_RETURN(const int64_t sequence, NextSinfoniaHandoffSequence(ctx.txn, run_id));
   char nnn[24];
   std::snprintf(nnn, sizeof(nnn), "%03lld", static_cast<long long>(sequence));
   const std::string id = session + "-" + nnn;
   const std::string step_key = step.is_null() ? "" : step["key"].get<std::string>();
   const Json meta = {{"word_count", words}, {"step", step_key}};
-  RETURN_IF_ERROR(
-      ctx.txn
-          .Exec("INSERT INTO handoffs (id, run_id, session_id, sequence, source, "
-                "target, type, status, step_id, body, meta, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
-                {SqlText(id), SqlText(run_id), SqlText(session), SqlInt(sequence), SqlText(source),
-                 SqlText(target), SqlText(type),
-                 step.is_null() ? SqlNull() : SqlText(step["id"].get<std::string>()), SqlText(body),
-                 SqlText(CanonicalJson(meta)), SqlText(ctx.now), SqlText(ctx.now)})
-          .status());
+  RETURN_IF_ERROR(InsertSinfoniaHandoff(
+      ctx.txn,
+      {.id = id,
+       .run_id = run_id,
+       .session_id = session,
+       .sequence = sequence,
+       .source = source,
+       .target = target,
+       .type = type,
+       .step_id = step.is_null() ? std::nullopt
+                                 : std::optional<std::string>(step["id"].get<std::string>()),
+       .body = body,
+       .meta = meta,
+       .created_at = ctx.now}));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                     .kind = "sinfonia.handoff",
                                     .summary = type + " " + id + ": " + source + " -> " + target,

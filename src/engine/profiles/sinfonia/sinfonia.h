@@ -119,7 +119,6 @@ Result<Json> RecordHandoff(OpContext& ctx, const Json& run, const std::string& t
 // last_active_at.
 Result<std::string> ActiveSession(Txn& txn, const std::string& run_id);
 Status TouchSession(OpContext& ctx, const std::string& run_id);
-Json HandoffRowToJson(const Row& r);
 Result<Json> LoadHandoff(Txn& txn, const std::string& run_id, const std::string& id);
 
 }  // namespace sinfonia_internal

@@ -9,6 +9,8 @@
 #include "engine/ledger/ledger.h"
 #include "engine/core/questions.h"
 #include "engine/profiles/sinfonia/sinfonia.h"
+#include "store/tables/handoff_table.h"
+#include "store/tables/task_table.h"
 
 namespace baton {
 namespace {
@@ -99,11 +101,7 @@ Status StampHandoff(OpContext& ctx, const Json& handoff, const std::string& stat
   meta["approval"] = decision;
   meta["approved_by"] = reviewer;
   meta["approved_at"] = ctx.now;
-  return ctx.txn
-      .Exec("UPDATE handoffs SET status = ?, meta = ?, updated_at = ? WHERE id = ?",
-            {SqlText(status), SqlText(CanonicalJson(meta)), SqlText(ctx.now),
-             SqlText(handoff["id"].get<std::string>())})
-      .status();
+  return StampSinfoniaHandoff(ctx.txn, handoff["id"].get<std::string>(), status, meta, ctx.now);
 }
 
 std::string RevisionBody(const Json& step, const std::string& note) {
@@ -269,11 +267,7 @@ Result<Json> SinfoniaRetry(OpContext& ctx, const Json& in) {
   const std::string note = in.value("note", "");
   RETURN_IF_ERROR(MoveWorkflow(ctx, p.run_id(), "in-progress", "retry: " + note));
   ASSIGN_OR_RETURN(Json step, StartStep(ctx, p.step, "retry"));
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("UPDATE tasks SET attempts = attempts + 1, version = version + 1, "
-                            "updated_at = ? WHERE id = ?",
-                            {SqlText(ctx.now), SqlText(step["id"].get<std::string>())})
-                      .status());
+  RETURN_IF_ERROR(CountSinfoniaStepAttempt(ctx.txn, step["id"].get<std::string>(), ctx.now));
   // handleFailure('retry'): the step is dispatched again with the failure
   // notes appended to its context.
   const std::string persona =

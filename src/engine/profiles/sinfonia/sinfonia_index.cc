@@ -11,6 +11,8 @@
 #include "engine/core/core_services.h"
 #include "engine/ledger/ledger.h"
 #include "engine/profiles/sinfonia/sinfonia.h"
+#include "store/tables/handoff_table.h"
+#include "store/tables/session_table.h"
 
 namespace baton {
 namespace {
@@ -145,15 +147,12 @@ Json Report(const std::string& status, const std::string& run_id, const Json& st
 Result<std::string> RecoverLag(OpContext& ctx, const std::string& run_id, bool apply) {
   ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, run_id));
   if (run["status"] != "created" && run["status"] != "in-progress") return std::string();
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT h.id, t.position FROM handoffs h JOIN tasks t "
-                                 "ON t.id = h.step_id WHERE h.run_id = ? "
-                                 "ORDER BY t.position DESC, h.sequence DESC LIMIT 1",
-                                 {SqlText(run_id)}));
+  ASSIGN_OR_RETURN(std::optional<SinfoniaStepHandoff> furthest,
+                   FurthestSinfoniaStepHandoff(ctx.txn, run_id));
   const int64_t index = run["cursor_index"].is_null() ? 0 : run["cursor_index"].get<int64_t>();
-  if (rows.empty() || rows[0].Int(1) <= index) return std::string();
-  const std::string handoff = rows[0].Str(0);
-  const int64_t target = rows[0].Int(1);
+  if (!furthest || furthest->step_position <= index) return std::string();
+  const std::string handoff = furthest->id;
+  const int64_t target = furthest->step_position;
   if (!apply) {
     return "hand-off " + handoff + " is for step index " + std::to_string(target) +
            " but the cursor is at " + std::to_string(index) +
@@ -238,9 +237,8 @@ Result<Json> SinfoniaResume(OpContext& ctx, const Json& in) {
   }
   std::string run_id = in.value("run", "");
   if (run_id.empty()) {
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     ctx.txn.Query("SELECT run_id FROM sessions WHERE id = ?", {SqlText(session)}));
-    if (!rows.empty() && !rows[0].IsNull(0)) run_id = rows[0].Str(0);
+    ASSIGN_OR_RETURN(std::optional<std::string> session_run, FindSessionRunId(ctx.txn, session));
+    if (session_run) run_id = *session_run;
   }
   Result<Json> run =
       run_id.empty() ? Result<Json>(NotFoundError("no run")) : LoadWorkflow(ctx.txn, run_id);

@@ -9,6 +9,7 @@
 #include "engine/core/questions.h"
 #include "engine/core/task_graph.h"
 #include "formats/stigmergy_format.h"
+#include "store/tables/task_table.h"
 
 namespace baton {
 namespace {
@@ -99,37 +100,33 @@ Result<Json> Finish(OpContext& ctx, Json& run, const Turn& turn, Json extra = Js
   return out;
 }
 
-// The epics, stories and issues of a run, in manifest order.
-constexpr char kItemColumns[] =
-    "id, kind, key, title, status, parent_id, attempts, meta, created_at, machine, run_id";
-
-Json ItemToJson(const Row& r) {
-  return Json{{"id", r.Str(0)},         {"kind", r.Str(1)},
-              {"key", r.Str(2)},        {"title", r.Str(3)},
-              {"status", r.Str(4)},     {"parent_id", RowTextOrNull(r, 5)},
-              {"attempts", r.Int(6)},   {"meta", RowJsonOr(r, 7, Json::object())},
-              {"created_at", r.Str(8)}, {"machine", r.Str(9)},
-              {"run_id", r.Str(10)}};
+Json ItemToJson(const StigmergyItem& i) {
+  return Json{{"id", i.id},
+              {"kind", i.kind},
+              {"key", i.key},
+              {"title", i.title},
+              {"status", i.status},
+              {"parent_id", i.parent_id ? Json(*i.parent_id) : Json()},
+              {"attempts", i.attempts},
+              {"meta", i.meta},
+              {"created_at", i.created_at},
+              {"machine", i.machine},
+              {"run_id", i.run_id}};
 }
 
+// The epics, stories and issues of a run, in manifest order.
 Result<Json> Items(Txn& txn, const std::string& run_id, const std::string& kind) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query(std::string("SELECT ") + kItemColumns +
-                                 " FROM tasks WHERE run_id = ? AND kind = ? ORDER BY position, key",
-                             {SqlText(run_id), SqlText(kind)}));
+  ASSIGN_OR_RETURN(std::vector<StigmergyItem> items, ListStigmergyItems(txn, run_id, kind));
   Json list = Json::array();
-  for (const Row& r : rows) list.push_back(ItemToJson(r));
+  for (const StigmergyItem& i : items) list.push_back(ItemToJson(i));
   return list;
 }
 
 // The item of "kind" keyed "key", or null.
 Result<Json> FindItem(Txn& txn, const std::string& run_id, const std::string& kind,
                       const std::string& key) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query(std::string("SELECT ") + kItemColumns +
-                                 " FROM tasks WHERE run_id = ? AND kind = ? AND key = ?",
-                             {SqlText(run_id), SqlText(kind), SqlText(key)}));
-  return rows.empty() ? Json() : ItemToJson(rows[0]);
+  ASSIGN_OR_RETURN(std::optional<StigmergyItem> item, FindStigmergyItem(txn, run_id, kind, key));
+  return item ? ItemToJson(*item) : Json();
 }
 
 Result<Json> MustFindItem(Txn& txn, const std::string& run_id, const std::string& kind,
@@ -253,11 +250,8 @@ Status ChangeStory(OpContext& ctx, const Json& run, const Json& story, const std
     }
   } else if (to == "COMPLETE") {
     turn.signal = "STORY_COMPLETE";
-    ASSIGN_OR_RETURN(std::vector<Row> open,
-                     ctx.txn.Query("SELECT COUNT(*) FROM tasks WHERE run_id = ? AND kind = 'story' "
-                                   "AND parent_id = ? AND status <> 'COMPLETE'",
-                                   {SqlText(RunId(run)), SqlText(Str(epic, "id"))}));
-    if (open[0].Int(0) == 0) {
+    ASSIGN_OR_RETURN(int64_t open, CountOpenStigmergyStories(ctx.txn, RunId(run), Str(epic, "id")));
+    if (open == 0) {
       RETURN_IF_ERROR(ChangeItem(ctx, epic, "COMPLETE", "every story is COMPLETE"));
       turn.signal = "EPIC_COMPLETE";
       turn.summary += " (STORY_COMPLETE); epic " + epic_key + " COMPLETE";
@@ -270,10 +264,8 @@ Status ChangeStory(OpContext& ctx, const Json& run, const Json& story, const std
 // Opens an issue; returns its issue_id.
 Result<std::string> OpenIssue(OpContext& ctx, const Json& run, const std::string& summary,
                               const Json& history_ref, int64_t opened_seq) {
-  ASSIGN_OR_RETURN(std::vector<Row> n,
-                   ctx.txn.Query("SELECT COUNT(*) FROM tasks WHERE run_id = ? AND kind = 'issue'",
-                                 {SqlText(RunId(run))}));
-  const int64_t number = n[0].Int(0) + 1;
+  ASSIGN_OR_RETURN(int64_t issues, CountStigmergyIssues(ctx.txn, RunId(run)));
+  const int64_t number = issues + 1;
   const std::string issue_id = "ISS-" + std::to_string(number);
   RETURN_IF_ERROR(
       CreateTask(ctx, {{"run", RunId(run)},
@@ -361,11 +353,7 @@ Result<std::string> UpsertItem(OpContext& ctx, const Json& run, const std::strin
     return Str(task, "id");
   }
   if (Str(item, "title") != title) {
-    RETURN_IF_ERROR(ctx.txn
-                        .Exec("UPDATE tasks SET title = ?, version = version + 1, updated_at = ? "
-                              "WHERE id = ?",
-                              {SqlText(title), SqlText(ctx.now), SqlText(Str(item, "id"))})
-                        .status());
+    RETURN_IF_ERROR(RetitleStigmergyItem(ctx.txn, Str(item, "id"), title, ctx.now));
     changes.push_back(kind + " " + key + " retitled");
   }
   return Str(item, "id");

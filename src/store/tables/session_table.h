@@ -1,0 +1,40 @@
+// File: session_table.h
+//
+// The sessions table: a run's working sessions (Sinfonia's: one active at a
+// time per run, the others ended), each with when it started and was last
+// active. Portable SQL (? placeholders), so a second backend runs it as is.
+
+#ifndef BATON_SRC_STORE_TABLES_SESSION_TABLE_H_
+#define BATON_SRC_STORE_TABLES_SESSION_TABLE_H_
+
+#include <optional>
+#include <string>
+
+#include "store/store.h"
+
+namespace baton {
+
+// Whether a session "id" exists (of any run).
+Result<bool> SessionIdTaken(Txn& txn, const std::string& id);
+
+// The run of session "id"; nullopt when there is no such session or it has
+// no run.
+Result<std::optional<std::string>> FindSessionRunId(Txn& txn, const std::string& id);
+
+// The id of run "run_id"'s active session (the newest started, should there
+// be several), if any.
+Result<std::optional<std::string>> FindActiveSessionId(Txn& txn, const std::string& run_id);
+
+// Ends every active session of run "run_id" at "now".
+Status EndActiveSessions(Txn& txn, const std::string& run_id, const std::string& now);
+
+// Starts session "id" of run "run_id" at "now": active, meta {}.
+Status InsertActiveSession(Txn& txn, const std::string& id, const std::string& run_id,
+                           const std::string& now);
+
+// Run "run_id"'s active sessions were last active at "now".
+Status TouchActiveSessions(Txn& txn, const std::string& run_id, const std::string& now);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_STORE_TABLES_SESSION_TABLE_H_

@@ -1,0 +1,48 @@
+#include "store/tables/wish_table.h"
+
+namespace baton {
+
+Result<std::optional<WishRow>> FindWishRow(Txn& txn, const std::string& project_key,
+                                           const std::string& slug) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT run_id, signature, COALESCE(wish_file, ''), created_at "
+                             "FROM wishes WHERE project_key = ? AND slug = ?",
+                             {SqlText(project_key), SqlText(slug)}));
+  if (rows.empty()) return std::optional<WishRow>();
+  const Row& r = rows[0];
+  return std::optional<WishRow>(WishRow{.project_key = project_key,
+                                        .slug = slug,
+                                        .run_id = r.Str(0),
+                                        .wish_file = r.Str(2),
+                                        .signature = r.Str(1),
+                                        .created_at = r.Str(3)});
+}
+
+Result<std::vector<std::string>> ListWishSlugs(Txn& txn, const std::string& project_key) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT slug FROM wishes WHERE project_key = ? ORDER BY slug",
+                             {SqlText(project_key)}));
+  std::vector<std::string> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back(r.Str(0));
+  return out;
+}
+
+Status InsertWishRow(Txn& txn, const WishRow& w) {
+  return txn
+      .Exec(
+          "INSERT INTO wishes (project_key, slug, run_id, wish_file, signature, "
+          "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+          {SqlText(w.project_key), SqlText(w.slug), SqlText(w.run_id), SqlTextOrNull(w.wish_file),
+           SqlText(w.signature), SqlText(w.created_at)})
+      .status();
+}
+
+Status DeleteWishRow(Txn& txn, const std::string& project_key, const std::string& slug) {
+  return txn
+      .Exec("DELETE FROM wishes WHERE project_key = ? AND slug = ?",
+            {SqlText(project_key), SqlText(slug)})
+      .status();
+}
+
+}  // namespace baton
