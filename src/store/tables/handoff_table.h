@@ -6,14 +6,72 @@
 #ifndef BATON_SRC_STORE_TABLES_HANDOFF_TABLE_H_
 #define BATON_SRC_STORE_TABLES_HANDOFF_TABLE_H_
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "store/store.h"
+#include "store/tables/run_table.h"
 
 namespace baton {
 
 // Whether run "run_id" has a hand-off "id".
 Result<bool> HandoffExists(Txn& txn, const std::string& run_id, const std::string& id);
+
+// h19-interchange:
+
+// run.export: run "run_id"'s hand-offs, by sequence, with the kind and key
+// of the task each is a step of (none when it has no key or no task).
+struct ExportedHandoff {
+  std::string id;
+  std::optional<std::string> session_id;
+  int64_t sequence = 0;
+  std::string source;
+  std::string target;
+  std::string type;
+  std::string status;
+  std::string step_kind;                // the step task's kind, when "step_key" is set
+  std::optional<std::string> step_key;  // the step task's key
+  std::optional<std::string> step_id;
+  std::string body;
+  Json meta;  // {} when unset
+  std::string created_at;
+  std::string updated_at;
+};
+Result<std::vector<ExportedHandoff>> ExportRunHandoffRows(Txn& txn, const std::string& run_id);
+
+// run.import: a hand-off read from a file, stored in run "run_id"; false
+// (nothing stored) when its id, or its run's sequence, is already held.
+struct ImportedHandoff {
+  std::string id;
+  std::string run_id;
+  std::optional<std::string> session_id;
+  int64_t sequence = 0;
+  std::string source;
+  std::string target;
+  std::string type;
+  std::string status;
+  std::optional<std::string> step_id;
+  std::string body;
+  Json meta;
+  std::string created_at;
+  std::string updated_at;
+};
+Result<bool> InsertImportedHandoff(Txn& txn, const ImportedHandoff& handoff);
+
+// inbox.list: Sinfonia steps returned for review — pending "return"
+// hand-offs of runs still created or in progress within "scope", oldest
+// first; "step" is the step task's key, else the run's cursor, else "".
+struct ReturnedStep {
+  std::string id;
+  std::string source;
+  std::string target;
+  std::string body;
+  std::string created_at;
+  std::optional<RunLabel> run;
+  std::string step;
+};
+Result<std::vector<ReturnedStep>> ListReturnedStepsForInbox(Txn& txn, const InboxScope& scope);
 
 }  // namespace baton
 

@@ -1,0 +1,42 @@
+// File: approval_table.h
+//
+// The approvals table: decisions on a run's subjects (a run, a step, a
+// story, a hand-off), each tied to the ledger event that made it. Portable
+// SQL.
+
+#ifndef BATON_SRC_STORE_TABLES_APPROVAL_TABLE_H_
+#define BATON_SRC_STORE_TABLES_APPROVAL_TABLE_H_
+
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+#include "util/json_util.h"
+
+namespace baton {
+
+// h19-interchange:
+
+// One decision as a run image carries it (run.export reads it, run.import
+// writes it).
+struct ExportedApproval {
+  std::string subject_kind;
+  std::string subject;
+  std::string decision;
+  std::string reviewer;
+  std::string note;
+  std::string created_at;
+  Json meta;  // {} when unset
+};
+
+// run.export: run "run_id"'s decisions, in the order made.
+Result<std::vector<ExportedApproval>> ExportRunApprovalRows(Txn& txn, const std::string& run_id);
+
+// run.import: decision "approval" of run "run_id" under id "id", made by
+// ledger event "event_seq".
+Status InsertImportedApproval(Txn& txn, const std::string& id, const std::string& run_id,
+                              int64_t event_seq, const ExportedApproval& approval);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_STORE_TABLES_APPROVAL_TABLE_H_
