@@ -7,29 +7,22 @@
 #include "engine/core/core_services.h"
 #include "engine/ledger/ledger.h"
 #include "engine/profiles/stigmergy/stigmergy.h"
+#include "store/tables/board_table.h"
+#include "store/tables/handoff_table.h"
+#include "store/tables/inbox_dismissal_table.h"
+#include "store/tables/message_table.h"
+#include "store/tables/mirror_table.h"
+#include "store/tables/question_table.h"
+#include "store/tables/run_table.h"
+#include "store/tables/task_table.h"
 #include "util/clock.h"
 
 namespace baton {
 namespace {
 
-struct Scope {
-  std::string project_id;  // "" for every project
-  std::string run_id;      // "" for every run
-};
+using Scope = InboxScope;
 
-// "AND <alias>.project_id = ? AND <alias>.run_id = ?" for the scope asked.
-std::string ScopeSql(const Scope& scope, const std::string& alias, std::vector<SqlValue>& params) {
-  std::string sql;
-  if (!scope.project_id.empty()) {
-    sql += " AND " + alias + ".project_id = ?";
-    params.push_back(SqlText(scope.project_id));
-  }
-  if (!scope.run_id.empty()) {
-    sql += " AND " + alias + ".id = ?";
-    params.push_back(SqlText(scope.run_id));
-  }
-  return sql;
-}
+Json OrNull(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
 
 class Collector {
  public:
@@ -69,119 +62,83 @@ class Collector {
     items_.push_back(std::move(item));
   }
 
-  static Json RunOf(const Row& r, int at) {
-    if (r.IsNull(at)) return Json();
-    return {{"id", r.Str(at)}, {"title", r.Str(at + 1)}, {"profile", r.Str(at + 2)}};
+  static Json RunOf(const std::optional<RunLabel>& run) {
+    if (!run) return Json();
+    return {{"id", run->id}, {"title", run->title}, {"profile", run->profile}};
   }
 
   Status Questions() {
-    std::vector<SqlValue> params;
-    const std::string scope = ScopeSql(scope_, "r", params);
-    ASSIGN_OR_RETURN(
-        std::vector<Row> rows,
-        ctx_.txn.Query("SELECT q.seq, q.id, q.asked_by, q.message, q.questions, q.work_gate, "
-                       "q.created_at, q.run_id, r.title, r.profile FROM questions q LEFT JOIN runs "
-                       "r ON r.id = q.run_id WHERE q.status = 'open'" +
-                           (scope.empty() ? "" : " AND q.run_id IS NOT NULL" + scope) +
-                           " ORDER BY q.seq",
-                       params));
-    for (const Row& r : rows) {
-      const Json questions = RowJsonOr(r, 4, Json::array());
+    ASSIGN_OR_RETURN(std::vector<InboxQuestion> rows, ListOpenQuestionsForInbox(ctx_.txn, scope_));
+    for (const InboxQuestion& r : rows) {
+      const Json& questions = r.questions;
       std::string first;
       if (questions.is_array() && !questions.empty() && questions[0].is_object()) {
         first = questions[0].value("question", "");
       }
-      const std::string message = r.Str(3);
-      const bool gate = r.Int(5) != 0;
-      Json q = {{"id", r.Str(1)},         {"run_id", RowTextOrNull(r, 7)},
-                {"asked_by", r.Str(2)},   {"message", message},
-                {"questions", questions}, {"work_gate", gate},
-                {"created_at", r.Str(6)}};
-      Add("question:" + std::to_string(r.Int(0)), "question", RunOf(r, 7), r.Str(2),
+      const std::string& message = r.message;
+      const bool gate = r.work_gate;
+      Json q = {{"id", r.id},
+                {"run_id", r.run ? Json(r.run->id) : Json()},
+                {"asked_by", r.asked_by},
+                {"message", message},
+                {"questions", questions},
+                {"work_gate", gate},
+                {"created_at", r.created_at}};
+      Add("question:" + std::to_string(r.seq), "question", RunOf(r.run), r.asked_by,
           (gate ? "Work gate: " : "") + (first.empty() ? message : first),
-          first.empty() || message == first ? "" : message, r.Str(6), {"answer", "dismiss"},
+          first.empty() || message == first ? "" : message, r.created_at, {"answer", "dismiss"},
           {{"question", q}});
     }
     return Status();
   }
 
   Status SinfoniaReturns() {
-    std::vector<SqlValue> params;
-    const std::string scope = ScopeSql(scope_, "r", params);
-    ASSIGN_OR_RETURN(
-        std::vector<Row> rows,
-        ctx_.txn.Query("SELECT h.id, h.source, h.target, h.body, h.created_at, h.run_id, r.title, "
-                       "r.profile, COALESCE(t.key, r.cursor, '') FROM handoffs h JOIN runs r ON "
-                       "r.id = h.run_id LEFT JOIN tasks t ON t.id = h.step_id WHERE h.type = "
-                       "'return' AND h.status = 'pending' AND r.status IN ('created', 'in-progress')" +
-                           scope + " ORDER BY h.created_at, h.id",
-                       params));
-    for (const Row& r : rows) {
-      const std::string step = r.Str(8);
-      Add("approval:handoff:" + r.Str(0), "approval", RunOf(r, 5), r.Str(1),
-          "Review step " + step + ", returned by " + r.Str(1), r.Str(3), r.Str(4),
+    ASSIGN_OR_RETURN(std::vector<ReturnedStep> rows, ListReturnedStepsForInbox(ctx_.txn, scope_));
+    for (const ReturnedStep& r : rows) {
+      const std::string& step = r.step;
+      const std::string run_id = r.run ? r.run->id : "";
+      Add("approval:handoff:" + r.id, "approval", RunOf(r.run), r.source,
+          "Review step " + step + ", returned by " + r.source, r.body, r.created_at,
           {"approve", "reject", "dismiss"},
-          {{"run", r.Str(5)}, {"subject_kind", "handoff"}, {"subject", r.Str(0)}, {"step", step}});
+          {{"run", run_id}, {"subject_kind", "handoff"}, {"subject", r.id}, {"step", step}});
     }
     return Status();
   }
 
   Status StigmergyGates() {
-    std::vector<SqlValue> params;
-    const std::string scope = ScopeSql(scope_, "r", params);
-    ASSIGN_OR_RETURN(std::vector<Row> runs,
-                     ctx_.txn.Query("SELECT r.id, r.title, r.profile, r.updated_at, r.meta, "
-                                    "r.status, r.version FROM runs r WHERE r.profile = "
-                                    "'stigmergy' AND r.status = 'READY_FOR_EXECUTION'" +
-                                        scope + " ORDER BY r.updated_at",
-                                    params));
-    for (const Row& r : runs) {
-      const Json meta = RowJsonOr(r, 4, Json::object());
-      if (meta.value("autonomy_mode", "supervised") != "supervised") continue;
-      ASSIGN_OR_RETURN(std::string closed, StigmergyExecutionGateClosed(ctx_.txn, r.Str(0)));
+    ASSIGN_OR_RETURN(std::vector<ExecutionReadyRun> runs,
+                     ListRunsReadyForExecutionForInbox(ctx_.txn, scope_));
+    for (const ExecutionReadyRun& r : runs) {
+      if (r.meta.value("autonomy_mode", "supervised") != "supervised") continue;
+      ASSIGN_OR_RETURN(std::string closed, StigmergyExecutionGateClosed(ctx_.txn, r.id));
       if (closed.empty()) continue;
-      Add("approval:execution:" + r.Str(0) + ":" + std::to_string(r.Int(6)), "approval",
-          RunOf(r, 0), "saul", "Approve execution of " + r.Str(1),
-          "The project is ready for execution and supervised: " + closed, r.Str(3),
+      Add("approval:execution:" + r.id + ":" + std::to_string(r.version), "approval",
+          RunOf(RunLabel{.id = r.id, .title = r.title, .profile = r.profile}), "saul",
+          "Approve execution of " + r.title,
+          "The project is ready for execution and supervised: " + closed, r.updated_at,
           {"approve", "reject", "dismiss"},
-          {{"run", r.Str(0)}, {"subject_kind", "run"}, {"subject", "execution"}});
+          {{"run", r.id}, {"subject_kind", "run"}, {"subject", "execution"}});
     }
-    std::vector<SqlValue> story_params;
-    const std::string story_scope = ScopeSql(scope_, "r", story_params);
-    ASSIGN_OR_RETURN(
-        std::vector<Row> stories,
-        ctx_.txn.Query("SELECT t.key, t.title, t.updated_at, t.version, t.assignee, t.run_id, "
-                       "r.title, r.profile FROM tasks t JOIN runs r ON r.id = t.run_id WHERE "
-                       "r.profile = 'stigmergy' AND t.kind = 'story' AND t.status = "
-                       "'AWAITING_VERIFICATION'" +
-                           story_scope + " ORDER BY t.updated_at",
-                       story_params));
-    for (const Row& r : stories) {
-      Add("approval:story:" + r.Str(5) + ":" + r.Str(0) + ":" + std::to_string(r.Int(3)),
-          "approval", RunOf(r, 5), r.IsNull(4) ? "" : r.Str(4),
-          "Verify story " + r.Str(0) + ": " + r.Str(1), "", r.Str(2),
-          {"approve", "reject", "dismiss"},
-          {{"run", r.Str(5)}, {"subject_kind", "story"}, {"subject", r.Str(0)}});
+    ASSIGN_OR_RETURN(std::vector<InboxTask> stories,
+                     ListStoriesAwaitingVerificationForInbox(ctx_.txn, scope_));
+    for (const InboxTask& r : stories) {
+      // "id" is the story's key; its run is joined, so always there.
+      const std::string run_id = r.run ? r.run->id : "";
+      Add("approval:story:" + run_id + ":" + r.id + ":" + std::to_string(r.version), "approval",
+          RunOf(r.run), r.assignee.value_or(""), "Verify story " + r.id + ": " + r.title, "",
+          r.updated_at, {"approve", "reject", "dismiss"},
+          {{"run", run_id}, {"subject_kind", "story"}, {"subject", r.id}});
     }
     return Status();
   }
 
   Status BoardCards() {
-    std::string where = " WHERE 1 = 1";
-    std::vector<SqlValue> params;
-    if (!scope_.project_id.empty()) {
-      where += " AND b.project_id = ?";
-      params.push_back(SqlText(scope_.project_id));
-    }
-    ASSIGN_OR_RETURN(std::vector<Row> boards,
-                     ctx_.txn.Query("SELECT b.id, b.name, b.columns FROM boards b" + where +
-                                        " ORDER BY b.created_at, b.id",
-                                    params));
-    for (const Row& b : boards) {
-      const Json columns = RowJsonOr(b, 2, Json::array());
-      for (const Json& col : columns) {
+    ASSIGN_OR_RETURN(std::vector<InboxBoard> boards,
+                     ListBoardsForInbox(ctx_.txn, scope_.project_id));
+    for (const InboxBoard& b : boards) {
+      for (const Json& col : b.columns) {
         if (!col.is_object() || col.value("gate", "") != "human") continue;
-        RETURN_IF_ERROR(CardsIn(b.Str(0), b.Str(1), columns, col));
+        RETURN_IF_ERROR(CardsIn(b.id, b.name, b.columns, col));
       }
     }
     return Status();
@@ -199,23 +156,16 @@ class Collector {
           std::find(transitions.begin(), transitions.end(), other["id"]) != transitions.end();
       if (allowed) next.push_back(other["name"]);
     }
-    std::vector<SqlValue> params = {SqlText(board_id), SqlText(col.value("id", ""))};
-    std::string sql =
-        "SELECT t.id, t.title, t.updated_at, t.version, t.assignee, t.run_id, r.title, r.profile "
-        "FROM tasks t LEFT JOIN runs r ON r.id = t.run_id WHERE t.board_id = ? AND "
-        "t.board_column = ? AND t.status NOT IN ('done', 'cancelled')";
-    if (!scope_.run_id.empty()) {
-      sql += " AND t.run_id = ?";
-      params.push_back(SqlText(scope_.run_id));
-    }
-    ASSIGN_OR_RETURN(std::vector<Row> rows, ctx_.txn.Query(sql + " ORDER BY t.updated_at", params));
+    ASSIGN_OR_RETURN(
+        std::vector<InboxTask> rows,
+        ListBoardColumnCardsForInbox(ctx_.txn, board_id, col.value("id", ""), scope_.run_id));
     const std::string label = col.value("label", col.value("name", ""));
-    for (const Row& r : rows) {
-      Add("board_card:" + r.Str(0) + ":" + std::to_string(r.Int(3)), "board_card", RunOf(r, 5),
-          r.IsNull(4) ? "" : r.Str(4), r.Str(1),
+    for (const InboxTask& r : rows) {
+      Add("board_card:" + r.id + ":" + std::to_string(r.version), "board_card", RunOf(r.run),
+          r.assignee.value_or(""), r.title,
           "Waiting in \"" + label + "\" on board " + board_name + ": a human moves it on",
-          r.Str(2), {"move", "dismiss"},
-          {{"task", r.Str(0)},
+          r.updated_at, {"move", "dismiss"},
+          {{"task", r.id},
            {"board", board_id},
            {"column", col.value("name", "")},
            {"next_columns", next}});
@@ -224,35 +174,23 @@ class Collector {
   }
 
   Status Messages() {
-    std::vector<SqlValue> params;
-    std::string sql =
-        "SELECT m.id, m.sender, m.recipient, m.body, m.delivery_status, m.delivery_attempts, "
-        "m.last_error, m.created_at, m.run_id, r.title, r.profile FROM messages m LEFT JOIN runs r "
-        "ON r.id = m.run_id WHERE m.delivery_status IN ('escalated', 'failed') AND m.read = 0";
-    if (!scope_.project_id.empty()) {
-      sql += " AND m.project_id = ?";
-      params.push_back(SqlText(scope_.project_id));
-    }
-    if (!scope_.run_id.empty()) {
-      sql += " AND m.run_id = ?";
-      params.push_back(SqlText(scope_.run_id));
-    }
-    ASSIGN_OR_RETURN(std::vector<Row> rows, ctx_.txn.Query(sql + " ORDER BY m.seq", params));
-    for (const Row& r : rows) {
-      const std::string status = r.Str(4);
-      Add("message:" + r.Str(0) + ":" + status + ":" + std::to_string(r.Int(5)), "message",
-          RunOf(r, 8), r.Str(1),
-          "Message to " + r.Str(2) + " " + (status == "escalated" ? "escalated" : "not delivered") +
-              " after " + std::to_string(r.Int(5)) + " attempt(s)" +
-              (r.IsNull(6) ? "" : ": " + r.Str(6)),
-          r.Str(3), r.Str(7), {"dismiss"},
+    ASSIGN_OR_RETURN(std::vector<UndeliveredMessage> rows,
+                     ListUndeliveredMessagesForInbox(ctx_.txn, scope_.project_id, scope_.run_id));
+    for (const UndeliveredMessage& r : rows) {
+      const std::string& status = r.delivery_status;
+      const std::string attempts = std::to_string(r.delivery_attempts);
+      Add("message:" + r.id + ":" + status + ":" + attempts, "message", RunOf(r.run), r.sender,
+          "Message to " + r.recipient + " " +
+              (status == "escalated" ? "escalated" : "not delivered") + " after " + attempts +
+              " attempt(s)" + (r.last_error ? ": " + *r.last_error : ""),
+          r.body, r.created_at, {"dismiss"},
           {{"message",
-            {{"id", r.Str(0)},
-             {"from", r.Str(1)},
-             {"to", r.Str(2)},
+            {{"id", r.id},
+             {"from", r.sender},
+             {"to", r.recipient},
              {"delivery_status", status},
-             {"delivery_attempts", r.Int(5)},
-             {"last_error", RowTextOrNull(r, 6)}}}});
+             {"delivery_attempts", r.delivery_attempts},
+             {"last_error", OrNull(r.last_error)}}}});
     }
     return Status();
   }
@@ -261,36 +199,24 @@ class Collector {
   // the work stands still until someone frees it (agent.reconcile) or the
   // agent comes back.
   Status LostAgents() {
-    std::vector<SqlValue> params = {SqlInt(ctx_.now_ms)};
-    std::string sql =
-        "SELECT t.lease_owner, COALESCE(a.status, ''), t.lease_expires_at, t.id, t.title, "
-        "t.run_id, r.title, r.profile FROM tasks t LEFT JOIN agents a ON a.id = t.lease_owner "
-        "LEFT JOIN runs r ON r.id = t.run_id WHERE t.status = 'in_progress' AND t.lease_owner IS "
-        "NOT NULL AND (a.status = 'lost' OR t.lease_expires_at < ?)";
-    if (!scope_.project_id.empty()) {
-      sql += " AND t.project_id = ?";
-      params.push_back(SqlText(scope_.project_id));
-    }
-    if (!scope_.run_id.empty()) {
-      sql += " AND t.run_id = ?";
-      params.push_back(SqlText(scope_.run_id));
-    }
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     ctx_.txn.Query(sql + " ORDER BY t.lease_owner, t.lease_expires_at, t.id", params));
+    ASSIGN_OR_RETURN(
+        std::vector<HeldTask> rows,
+        ListTasksOfLostAgentsForInbox(ctx_.txn, ctx_.now_ms, scope_.project_id, scope_.run_id));
     for (size_t i = 0; i < rows.size();) {
-      const Row& first = rows[i];
-      const std::string agent = first.Str(0);
+      const HeldTask& first = rows[i];
+      const std::string agent = first.lease_owner;
       Json tasks = Json::array();
       std::string titles;
       size_t j = i;
-      for (; j < rows.size() && rows[j].Str(0) == agent; ++j) {
-        tasks.push_back(rows[j].Str(3));
-        titles += (titles.empty() ? "" : ", ") + rows[j].Str(4);
+      for (; j < rows.size() && rows[j].lease_owner == agent; ++j) {
+        tasks.push_back(rows[j].id);
+        titles += (titles.empty() ? "" : ", ") + rows[j].title;
       }
-      const bool lost = first.Str(1) == "lost";
-      const int64_t expired = first.IsNull(2) ? ctx_.now_ms : first.Int(2);
-      Add("lost_agent:" + agent + ":" + std::to_string(expired) + ":" + std::to_string(tasks.size()),
-          "lost_agent", RunOf(first, 5), agent,
+      const bool lost = first.agent_status == "lost";
+      const int64_t expired = first.lease_expires_at.value_or(ctx_.now_ms);
+      Add("lost_agent:" + agent + ":" + std::to_string(expired) + ":" +
+              std::to_string(tasks.size()),
+          "lost_agent", RunOf(first.run), agent,
           "Agent " + agent + (lost ? " is lost" : " went silent (its lease ran out)") +
               " and still holds " + std::to_string(tasks.size()) + " task(s)",
           titles, FormatTime(expired), {"dismiss"}, {{"agent", agent}, {"tasks", tasks}});
@@ -300,18 +226,12 @@ class Collector {
   }
 
   Status Mirrors() {
-    std::vector<SqlValue> params;
-    const std::string scope = ScopeSql(scope_, "r", params);
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     ctx_.txn.Query("SELECT m.path, m.format, m.last_error, m.failed_at, m.run_id, "
-                                    "r.title, r.profile FROM mirrors m JOIN runs r ON r.id = "
-                                    "m.run_id WHERE m.last_error IS NOT NULL" +
-                                        scope + " ORDER BY m.failed_at",
-                                    params));
-    for (const Row& r : rows) {
-      Add("mirror:" + r.Str(0) + ":" + r.Str(3), "mirror", RunOf(r, 4), "baton",
-          "Mirror " + r.Str(0) + " (" + r.Str(1) + ") failed", r.Str(2), r.Str(3), {"dismiss"},
-          {{"path", r.Str(0)}, {"format", r.Str(1)}, {"last_error", r.Str(2)}});
+    ASSIGN_OR_RETURN(std::vector<FailedMirrorItem> rows,
+                     ListFailedMirrorsForInbox(ctx_.txn, scope_));
+    for (const FailedMirrorItem& m : rows) {
+      Add("mirror:" + m.path + ":" + m.failed_at, "mirror", RunOf(m.run), "baton",
+          "Mirror " + m.path + " (" + m.format + ") failed", m.last_error, m.failed_at, {"dismiss"},
+          {{"path", m.path}, {"format", m.format}, {"last_error", m.last_error}});
     }
     return Status();
   }
@@ -326,10 +246,8 @@ Result<Json> CurrentItems(OpContext& ctx, const Scope& scope) {
   Collector c(ctx, scope);
   RETURN_IF_ERROR(c.CollectAll());
   Json all = std::move(c).items();
-  ASSIGN_OR_RETURN(std::vector<Row> dismissed,
-                   ctx.txn.Query("SELECT item FROM inbox_dismissals", {}));
-  std::set<std::string> hidden;
-  for (const Row& r : dismissed) hidden.insert(r.Str(0));
+  ASSIGN_OR_RETURN(std::vector<std::string> dismissed, ListDismissedInboxItems(ctx.txn));
+  const std::set<std::string> hidden(dismissed.begin(), dismissed.end());
   Json items = Json::array();
   for (Json& item : all) {
     if (hidden.count(item["id"].get<std::string>()) == 0) items.push_back(std::move(item));
@@ -369,12 +287,11 @@ Result<Json> DismissInboxItem(OpContext& ctx, const Json& in) {
   }
   const Json item = *it;
   const std::string note = in.value("note", "");
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("INSERT INTO inbox_dismissals (item, kind, note, dismissed_by, "
-                            "dismissed_at) VALUES (?, ?, ?, ?, ?)",
-                            {SqlText(id), SqlText(item["kind"].get<std::string>()), SqlText(note),
-                             SqlText(ctx.actor.id), SqlText(ctx.now)})
-                      .status());
+  RETURN_IF_ERROR(InsertInboxDismissal(ctx.txn, {.item = id,
+                                                 .kind = item["kind"].get<std::string>(),
+                                                 .note = note,
+                                                 .dismissed_by = ctx.actor.id,
+                                                 .dismissed_at = ctx.now}));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = item["run_id"].is_string()
                                                   ? item["run_id"].get<std::string>()
                                                   : std::string(),

@@ -6,9 +6,18 @@
 #include "engine/core/core_services.h"
 #include "engine/interchange/imports.h"
 #include "engine/ledger/ledger.h"
+#include "store/tables/approval_table.h"
+#include "store/tables/handoff_table.h"
+#include "store/tables/message_table.h"
+#include "store/tables/question_table.h"
+#include "store/tables/session_table.h"
+#include "store/tables/task_dep_table.h"
+#include "store/tables/usage_table.h"
 
 namespace baton {
 namespace {
+
+Json OrNull(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
 
 std::string Str(const Json& j, const char* key, std::string fallback = "") {
   auto it = j.find(key);
@@ -23,16 +32,12 @@ Result<Json> ExportTasks(Txn& txn, const std::string& run_id) {
         t["key"].is_string() ? t["kind"].get<std::string>() + ":" + t["key"].get<std::string>()
                              : t["id"].get<std::string>();
   }
-  ASSIGN_OR_RETURN(std::vector<Row> deps,
-                   txn.Query("SELECT d.task_id, d.depends_on_id, d.dep_type FROM task_deps d "
-                             "JOIN tasks t ON t.id = d.task_id WHERE t.run_id = ? "
-                             "ORDER BY d.task_id, d.depends_on_id",
-                             {SqlText(run_id)}));
+  ASSIGN_OR_RETURN(std::vector<ExportedTaskDep> deps, ExportRunTaskDepRows(txn, run_id));
   std::map<std::string, Json> depends_on;
-  for (const Row& r : deps) {
-    auto it = ref_of.find(r.Str(1));
-    if (it == ref_of.end() || r.Str(2) != "depends_on") continue;
-    depends_on[r.Str(0)].push_back(it->second);
+  for (const ExportedTaskDep& d : deps) {
+    auto it = ref_of.find(d.depends_on_id);
+    if (it == ref_of.end() || d.dep_type != "depends_on") continue;
+    depends_on[d.task_id].push_back(it->second);
   }
   Json tasks = Json::array();
   for (const Json& t : rows) {
@@ -67,21 +72,18 @@ Result<Json> ExportTasks(Txn& txn, const std::string& run_id) {
 }
 
 Result<Json> ExportMessages(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT sender, recipient, body, read, read_at, read_by, created_at, "
-                             "meta FROM messages WHERE run_id = ? ORDER BY seq",
-                             {SqlText(run_id)}));
+  ASSIGN_OR_RETURN(std::vector<ExportedMessage> rows, ExportRunMessageRows(txn, run_id));
   Json out = Json::array();
-  for (const Row& r : rows) {
-    out.push_back({{"from", r.Str(0)},
-                   {"to", r.Str(1)},
-                   {"body", r.Str(2)},
-                   {"read", r.Int(3) != 0},
-                   {"read_at", RowTextOrNull(r, 4)},
-                   {"read_by", RowTextOrNull(r, 5)},
+  for (const ExportedMessage& m : rows) {
+    out.push_back({{"from", m.sender},
+                   {"to", m.recipient},
+                   {"body", m.body},
+                   {"read", m.read},
+                   {"read_at", OrNull(m.read_at)},
+                   {"read_by", OrNull(m.read_by)},
                    // Empty: the imported file did not say.
-                   {"created_at", r.Str(6).empty() ? Json() : Json(r.Str(6))},
-                   {"meta", RowJsonOr(r, 7, Json::object())}});
+                   {"created_at", m.created_at.empty() ? Json() : Json(m.created_at)},
+                   {"meta", m.meta}});
   }
   return out;
 }
@@ -105,89 +107,92 @@ Result<Json> ExportHistory(Txn& txn, const std::string& run_id) {
   return out;
 }
 
-Result<Json> ExportRows(Txn& txn, const std::string& run_id, std::string_view what) {
+Result<Json> ExportApprovals(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<ExportedApproval> rows, ExportRunApprovalRows(txn, run_id));
   Json out = Json::array();
-  if (what == "approvals") {
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     txn.Query("SELECT subject_kind, subject, decision, reviewer, note, created_at, "
-                               "meta FROM approvals WHERE run_id = ? ORDER BY seq",
-                               {SqlText(run_id)}));
-    for (const Row& r : rows) {
-      out.push_back({{"subject_kind", r.Str(0)}, {"subject", r.Str(1)}, {"decision", r.Str(2)},
-                     {"reviewer", r.Str(3)},     {"note", r.Str(4)},    {"time", r.Str(5)},
-                     {"meta", RowJsonOr(r, 6, Json::object())}});
+  for (const ExportedApproval& a : rows) {
+    out.push_back({{"subject_kind", a.subject_kind},
+                   {"subject", a.subject},
+                   {"decision", a.decision},
+                   {"reviewer", a.reviewer},
+                   {"note", a.note},
+                   {"time", a.created_at},
+                   {"meta", a.meta}});
+  }
+  return out;
+}
+
+Result<Json> ExportSessions(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<ExportedSession> rows, ExportRunSessionRows(txn, run_id));
+  Json out = Json::array();
+  for (const ExportedSession& s : rows) {
+    out.push_back({{"id", s.id},
+                   {"status", s.status},
+                   {"started_at", s.started_at},
+                   {"last_active_at", s.last_active_at},
+                   {"meta", s.meta}});
+  }
+  return out;
+}
+
+Result<Json> ExportHandoffs(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<ExportedHandoff> rows, ExportRunHandoffRows(txn, run_id));
+  Json out = Json::array();
+  for (const ExportedHandoff& h : rows) {
+    Json step;
+    if (h.step_key) {
+      step = h.step_kind + ":" + *h.step_key;
+    } else if (h.step_id) {
+      step = *h.step_id;
     }
-  } else if (what == "sessions") {
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     txn.Query("SELECT id, status, started_at, last_active_at, meta FROM sessions "
-                               "WHERE run_id = ? ORDER BY started_at, id",
-                               {SqlText(run_id)}));
-    for (const Row& r : rows) {
-      out.push_back({{"id", r.Str(0)},
-                     {"status", r.Str(1)},
-                     {"started_at", r.Str(2)},
-                     {"last_active_at", r.Str(3)},
-                     {"meta", RowJsonOr(r, 4, Json::object())}});
-    }
-  } else if (what == "handoffs") {
-    ASSIGN_OR_RETURN(
-        std::vector<Row> rows,
-        txn.Query("SELECT h.id, h.session_id, h.sequence, h.source, h.target, h.type, h.status, "
-                  "t.kind, t.key, h.step_id, h.body, h.meta, h.created_at, h.updated_at "
-                  "FROM handoffs h LEFT JOIN tasks t ON t.id = h.step_id "
-                  "WHERE h.run_id = ? ORDER BY h.sequence",
-                  {SqlText(run_id)}));
-    for (const Row& r : rows) {
-      Json step;
-      if (!r.IsNull(8)) {
-        step = r.Str(7) + ":" + r.Str(8);
-      } else if (!r.IsNull(9)) {
-        step = r.Str(9);
-      }
-      out.push_back({{"id", r.Str(0)},       {"session_id", RowTextOrNull(r, 1)},
-                     {"sequence", r.Int(2)}, {"source", r.Str(3)},
-                     {"target", r.Str(4)},   {"type", r.Str(5)},
-                     {"status", r.Str(6)},   {"step", step},
-                     {"body", r.Str(10)},    {"meta", RowJsonOr(r, 11, Json::object())},
-                     {"created_at", r.Str(12)}, {"updated_at", r.Str(13)}});
-    }
-  } else if (what == "usage") {
-    ASSIGN_OR_RETURN(
-        std::vector<Row> rows,
-        txn.Query("SELECT seq, agent, model, step_id, session_id, cost, input_tokens, "
-                  "output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, "
-                  "created_at FROM usage WHERE run_id = ? ORDER BY seq",
-                  {SqlText(run_id)}));
-    for (const Row& r : rows) {
-      out.push_back({{"seq", r.Int(0)},
-                     {"agent", r.Str(1)},
-                     {"model", r.Str(2)},
-                     {"step_id", r.Str(3)},
-                     {"session_id", r.Str(4)},
-                     {"cost", r.Real(5)},
-                     {"tokens",
-                      {{"input", r.Int(6)},
-                       {"output", r.Int(7)},
-                       {"reasoning", r.Int(8)},
-                       {"cacheRead", r.Int(9)},
-                       {"cacheWrite", r.Int(10)}}},
-                     {"time", r.Str(11)}});
-    }
-  } else if (what == "questions") {
-    ASSIGN_OR_RETURN(std::vector<Row> rows,
-                     txn.Query("SELECT id, message, questions, work_gate, status, asked_by, "
-                               "created_at FROM questions WHERE run_id = ? AND status = 'open' "
-                               "ORDER BY seq",
-                               {SqlText(run_id)}));
-    for (const Row& r : rows) {
-      out.push_back({{"id", r.Str(0)},
-                     {"message", r.Str(1)},
-                     {"questions", RowJsonOr(r, 2, Json::array())},
-                     {"work_gate", r.Int(3) != 0},
-                     {"status", r.Str(4)},
-                     {"asked_by", r.Str(5)},
-                     {"created_at", r.Str(6)}});
-    }
+    out.push_back({{"id", h.id},
+                   {"session_id", OrNull(h.session_id)},
+                   {"sequence", h.sequence},
+                   {"source", h.source},
+                   {"target", h.target},
+                   {"type", h.type},
+                   {"status", h.status},
+                   {"step", step},
+                   {"body", h.body},
+                   {"meta", h.meta},
+                   {"created_at", h.created_at},
+                   {"updated_at", h.updated_at}});
+  }
+  return out;
+}
+
+Result<Json> ExportUsage(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<ExportedUsage> rows, ExportRunUsageRows(txn, run_id));
+  Json out = Json::array();
+  for (const ExportedUsage& u : rows) {
+    out.push_back({{"seq", u.seq},
+                   {"agent", u.agent},
+                   {"model", u.model},
+                   {"step_id", u.step_id},
+                   {"session_id", u.session_id},
+                   {"cost", u.cost},
+                   {"tokens",
+                    {{"input", u.input_tokens},
+                     {"output", u.output_tokens},
+                     {"reasoning", u.reasoning_tokens},
+                     {"cacheRead", u.cache_read_tokens},
+                     {"cacheWrite", u.cache_write_tokens}}},
+                   {"time", u.created_at}});
+  }
+  return out;
+}
+
+Result<Json> ExportQuestions(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<ExportedQuestion> rows, ExportOpenQuestionRows(txn, run_id));
+  Json out = Json::array();
+  for (const ExportedQuestion& q : rows) {
+    out.push_back({{"id", q.id},
+                   {"message", q.message},
+                   {"questions", q.questions},
+                   {"work_gate", q.work_gate},
+                   {"status", q.status},
+                   {"asked_by", q.asked_by},
+                   {"created_at", q.created_at}});
   }
   return out;
 }
@@ -200,9 +205,11 @@ Result<RunImage> ExportImage(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(image["tasks"], ExportTasks(txn, run_id));
   ASSIGN_OR_RETURN(image["messages"], ExportMessages(txn, run_id));
   ASSIGN_OR_RETURN(image["history"], ExportHistory(txn, run_id));
-  for (const char* what : {"approvals", "sessions", "handoffs", "usage", "questions"}) {
-    ASSIGN_OR_RETURN(image[what], ExportRows(txn, run_id, what));
-  }
+  ASSIGN_OR_RETURN(image["approvals"], ExportApprovals(txn, run_id));
+  ASSIGN_OR_RETURN(image["sessions"], ExportSessions(txn, run_id));
+  ASSIGN_OR_RETURN(image["handoffs"], ExportHandoffs(txn, run_id));
+  ASSIGN_OR_RETURN(image["usage"], ExportUsage(txn, run_id));
+  ASSIGN_OR_RETURN(image["questions"], ExportQuestions(txn, run_id));
   return image;
 }
 

@@ -11,6 +11,16 @@
 #include "formats/lifecycle.h"
 #include "formats/sinfonia_envelope.h"
 #include "model/profile.h"
+#include "store/tables/approval_table.h"
+#include "store/tables/handoff_table.h"
+#include "store/tables/message_table.h"
+#include "store/tables/question_table.h"
+#include "store/tables/run_table.h"
+#include "store/tables/session_table.h"
+#include "store/tables/task_dep_table.h"
+#include "store/tables/task_table.h"
+#include "store/tables/usage_table.h"
+#include "store/tables/wish_table.h"
 #include "util/clock.h"
 #include "util/sha256.h"
 
@@ -48,10 +58,11 @@ Json ListOf(const Json& image, const char* key) {
   return it != image.end() && it->is_array() ? *it : Json::array();
 }
 
-SqlValue TextOrNull(const Json& j, const char* key) {
+// The string at "key", or none when it is missing or not a string.
+std::optional<std::string> TextOrNone(const Json& j, const char* key) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return SqlNull();
-  return SqlText(it->get<std::string>());
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
 }
 
 std::string TaskRef(const Json& task) {
@@ -174,28 +185,27 @@ Json Importer::MergedMeta(const Json& meta) const {
 
 Status Importer::WriteRun() {
   const std::string status = Str(run_, "status");
-  const Json context = ObjectOr(run_, "context");
-  const SqlValue cursor = TextOrNull(run_, "cursor");
-  const SqlValue cursor_index = run_.contains("cursor_index") && run_["cursor_index"].is_number_integer()
-                                    ? SqlInt(run_["cursor_index"].get<int64_t>())
-                                    : SqlNull();
-  const std::string updated = Time(run_, "updated_at");
+  ImportedRun row{.status = status,
+                  .title = Str(run_, "title"),
+                  .cursor = TextOrNone(run_, "cursor"),
+                  .context = ObjectOr(run_, "context"),
+                  .updated_at = Time(run_, "updated_at")};
+  if (run_.contains("cursor_index") && run_["cursor_index"].is_number_integer()) {
+    row.cursor_index = run_["cursor_index"].get<int64_t>();
+  }
   if (request_.run_id.empty()) {
     created_ = true;
     run_id_ = NewId("run");
     if (!request_.project.empty()) {
       ASSIGN_OR_RETURN(project_id_, ResolveProjectId(ctx_.txn, request_.project));
     }
-    return ctx_.txn
-        .Exec("INSERT INTO runs (id, project_id, profile, machine, status, title, cursor, "
-              "cursor_index, context, meta, version, created_at, updated_at) VALUES "
-              "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-              {SqlText(run_id_), project_id_.empty() ? SqlNull() : SqlText(project_id_),
-               SqlText(profile_->name), SqlText(machine_->name()), SqlText(status),
-               SqlText(Str(run_, "title")), cursor, cursor_index, SqlText(CanonicalJson(context)),
-               SqlText(CanonicalJson(MergedMeta(ObjectOr(run_, "meta")))),
-               SqlText(Time(run_, "created_at")), SqlText(updated)})
-        .status();
+    row.id = run_id_;
+    row.project_id = project_id_;
+    row.profile = profile_->name;
+    row.machine = machine_->name();
+    row.meta = MergedMeta(ObjectOr(run_, "meta"));
+    row.created_at = Time(run_, "created_at");
+    return InsertImportedRun(ctx_.txn, row);
   }
   run_id_ = request_.run_id;
   ASSIGN_OR_RETURN(current_, LoadRun(ctx_.txn, run_id_));
@@ -226,14 +236,9 @@ Status Importer::WriteRun() {
   if (current_["status"] != status) {
     status_changes_.push_back({{"ref", "run"}, {"from", current_["status"]}, {"to", status}});
   }
-  return ctx_.txn
-      .Exec("UPDATE runs SET status = ?, title = ?, cursor = ?, cursor_index = ?, context = ?, "
-            "meta = ?, version = version + 1, updated_at = ? WHERE id = ?",
-            {SqlText(status), SqlText(Str(run_, "title")), cursor, cursor_index,
-             SqlText(CanonicalJson(context)),
-             SqlText(CanonicalJson(MergedMeta(ObjectOr(run_, "meta")))), SqlText(updated),
-             SqlText(run_id_)})
-      .status();
+  row.id = run_id_;
+  row.meta = MergedMeta(ObjectOr(run_, "meta"));
+  return UpdateImportedRun(ctx_.txn, row);
 }
 
 Status Importer::WriteTasks() {
@@ -278,17 +283,17 @@ Status Importer::WriteTasks() {
       auto it = keyless.find(kind + "|" + Str(t, "title") + "|" + Str(t, "created_at"));
       if (it != keyless.end()) found = &it->second;
     }
-    const Json meta = ObjectOr(t, "meta");
-    const std::string result = t.contains("result") && !t["result"].is_null()
-                                   ? CanonicalJson(t["result"])
-                                   : std::string();
-    std::vector<SqlValue> values = {
-        SqlText(Str(t, "title")),           SqlText(Str(t, "body")),
-        SqlText(status),                    SqlInt(Int(t, "priority")),
-        SqlInt(Int(t, "position", static_cast<int64_t>(i))), TextOrNull(t, "assignee"),
-        SqlInt(Int(t, "attempts")),         TextOrNull(t, "board_column"),
-        result.empty() ? SqlNull() : SqlText(result), SqlText(CanonicalJson(meta)),
-        SqlText(Time(t, "updated_at"))};
+    const ImportedTaskFields fields{.title = Str(t, "title"),
+                                    .body = Str(t, "body"),
+                                    .status = status,
+                                    .priority = Int(t, "priority"),
+                                    .position = Int(t, "position", static_cast<int64_t>(i)),
+                                    .assignee = TextOrNone(t, "assignee"),
+                                    .attempts = Int(t, "attempts"),
+                                    .board_column = TextOrNone(t, "board_column"),
+                                    .result = t.contains("result") ? t["result"] : Json(),
+                                    .meta = ObjectOr(t, "meta"),
+                                    .updated_at = Time(t, "updated_at")};
     if (found != nullptr) {
       const std::string id = (*found)["id"].get<std::string>();
       const std::string stored_machine = (*found)["machine"].get<std::string>();
@@ -302,35 +307,21 @@ Status Importer::WriteTasks() {
       if ((*found)["status"] != status) {
         status_changes_.push_back({{"ref", ref}, {"from", (*found)["status"]}, {"to", status}});
       }
-      values.push_back(SqlText(id));
-      RETURN_IF_ERROR(ctx_.txn
-                          .Exec("UPDATE tasks SET title = ?, body = ?, status = ?, priority = ?, "
-                                "position = ?, assignee = ?, attempts = ?, board_column = ?, "
-                                "result = ?, meta = ?, updated_at = ?, version = version + 1 "
-                                "WHERE id = ?",
-                                values)
-                          .status());
+      RETURN_IF_ERROR(UpdateImportedTaskRow(ctx_.txn, id, fields));
       Count("tasks_updated");
       continue;
     }
     const std::string id = NewId("task");
     task_ids_[ref] = id;
-    std::vector<SqlValue> insert = {SqlText(id),
-                                    SqlText(run_id_),
-                                    project_id_.empty() ? SqlNull() : SqlText(project_id_),
-                                    SqlText(kind),
-                                    key.empty() ? SqlNull() : SqlText(key),
-                                    SqlText(*machine_name),
-                                    SqlText(Time(t, "created_at"))};
-    insert.insert(insert.end(), values.begin(), values.end());
-    RETURN_IF_ERROR(
-        ctx_.txn
-            .Exec("INSERT INTO tasks (id, run_id, project_id, kind, key, machine, created_at, "
-                  "title, body, status, priority, position, assignee, attempts, board_column, "
-                  "result, meta, updated_at, version) VALUES "
-                  "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
-                  insert)
-            .status());
+    RETURN_IF_ERROR(InsertImportedTaskRow(ctx_.txn,
+                                          {.id = id,
+                                           .run_id = run_id_,
+                                           .project_id = project_id_,
+                                           .kind = kind,
+                                           .key = key,
+                                           .machine = *machine_name,
+                                           .created_at = Time(t, "created_at")},
+                                          fields));
     Count("tasks_created");
   }
   // Parents and dependencies, now that every task has an id.
@@ -344,10 +335,7 @@ Status Importer::WriteTasks() {
         return InvalidArgumentError(request_.source + ": " + where + ".parent: no task \"" +
                                     parent + "\" in the file");
       }
-      RETURN_IF_ERROR(ctx_.txn
-                          .Exec("UPDATE tasks SET parent_id = ? WHERE id = ?",
-                                {SqlText(task_ids_[parent]), SqlText(id)})
-                          .status());
+      RETURN_IF_ERROR(SetImportedTaskParent(ctx_.txn, id, task_ids_[parent]));
     }
     const Json deps = t.value("depends_on", Json::array());
     for (size_t d = 0; d < deps.size(); ++d) {
@@ -357,11 +345,7 @@ Status Importer::WriteTasks() {
                                     std::to_string(d) + "]: no other task \"" + dep +
                                     "\" in the file");
       }
-      RETURN_IF_ERROR(ctx_.txn
-                          .Exec("INSERT INTO task_deps (task_id, depends_on_id, dep_type) "
-                                "VALUES (?, ?, 'depends_on') ON CONFLICT DO NOTHING",
-                                {SqlText(id), SqlText(task_ids_[dep])})
-                          .status());
+      RETURN_IF_ERROR(InsertImportedTaskDep(ctx_.txn, id, task_ids_[dep]));
     }
   }
   return Status();
@@ -371,19 +355,19 @@ Status Importer::WriteMessages() {
   for (const Json& m : ListOf(image_, "messages")) {
     if (Seen("messages", m)) continue;
     const bool read = m.value("read", false);
-    RETURN_IF_ERROR(
-        ctx_.txn
-            .Exec("INSERT INTO messages (id, project_id, run_id, sender, recipient, addressed_to, "
-                  "body, source, meta, read, read_at, read_by, delivery_status, created_at) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?, 'import', ?, ?, ?, ?, 'delivered', ?)",
-                  {SqlText(NewId("msg")), project_id_.empty() ? SqlNull() : SqlText(project_id_),
-                   SqlText(run_id_), SqlText(Str(m, "from")), SqlText(Str(m, "to")),
-                   SqlText(Str(m, "to")), SqlText(Str(m, "body")),
-                   SqlText(CanonicalJson(ObjectOr(m, "meta"))), SqlInt(read ? 1 : 0),
-                   TextOrNull(m, "read_at"), TextOrNull(m, "read_by"),
+    RETURN_IF_ERROR(InsertImportedMessage(
+        ctx_.txn, {.id = NewId("msg"),
+                   .project_id = project_id_,
+                   .run_id = run_id_,
+                   .sender = Str(m, "from"),
+                   .recipient = Str(m, "to"),
+                   .body = Str(m, "body"),
+                   .meta = ObjectOr(m, "meta"),
+                   .read = read,
+                   .read_at = TextOrNone(m, "read_at"),
+                   .read_by = TextOrNone(m, "read_by"),
                    // Empty when the file did not say: writers then leave it out.
-                   SqlText(Str(m, "created_at"))})
-            .status());
+                   .created_at = Str(m, "created_at")}));
     Count("messages");
   }
   return Status();
@@ -420,15 +404,14 @@ Status Importer::WriteHistory() {
 Status Importer::WriteApprovals(int64_t event_seq) {
   for (const Json& a : ListOf(image_, "approvals")) {
     if (Seen("approvals", a)) continue;
-    RETURN_IF_ERROR(
-        ctx_.txn
-            .Exec("INSERT INTO approvals (id, run_id, subject_kind, subject, decision, reviewer, "
-                  "note, event_seq, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                  {SqlText(NewId("dec")), SqlText(run_id_), SqlText(Str(a, "subject_kind", "run")),
-                   SqlText(Str(a, "subject")), SqlText(Str(a, "decision")),
-                   SqlText(Str(a, "reviewer")), SqlText(Str(a, "note")), SqlInt(event_seq),
-                   SqlText(CanonicalJson(ObjectOr(a, "meta"))), SqlText(Time(a, "time"))})
-            .status());
+    RETURN_IF_ERROR(InsertImportedApproval(ctx_.txn, NewId("dec"), run_id_, event_seq,
+                                           {.subject_kind = Str(a, "subject_kind", "run"),
+                                            .subject = Str(a, "subject"),
+                                            .decision = Str(a, "decision"),
+                                            .reviewer = Str(a, "reviewer"),
+                                            .note = Str(a, "note"),
+                                            .created_at = Time(a, "time"),
+                                            .meta = ObjectOr(a, "meta")}));
     Count("approvals");
   }
   return Status();
@@ -439,13 +422,14 @@ Status Importer::WriteApprovals(int64_t event_seq) {
 Status Importer::WriteSessionsAndHandoffs() {
   for (const Json& s : ListOf(image_, "sessions")) {
     if (Seen("sessions", s)) continue;
-    ASSIGN_OR_RETURN(int64_t n, ctx_.txn.Exec(
-        "INSERT INTO sessions (id, run_id, status, started_at, last_active_at, meta) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-        {SqlText(Str(s, "id")), SqlText(run_id_), SqlText(Str(s, "status", "active")),
-         SqlText(Time(s, "started_at")), SqlText(Time(s, "last_active_at")),
-         SqlText(CanonicalJson(ObjectOr(s, "meta")))}));
-    if (n == 0) {
+    ASSIGN_OR_RETURN(bool stored,
+                     InsertImportedSession(ctx_.txn, run_id_,
+                                           {.id = Str(s, "id"),
+                                            .status = Str(s, "status", "active"),
+                                            .started_at = Time(s, "started_at"),
+                                            .last_active_at = Time(s, "last_active_at"),
+                                            .meta = ObjectOr(s, "meta")}));
+    if (!stored) {
       notes_.push_back("sessions: " + Str(s, "id") + " belongs to another run; not imported");
     } else {
       Count("sessions");
@@ -454,17 +438,23 @@ Status Importer::WriteSessionsAndHandoffs() {
   for (const Json& h : ListOf(image_, "handoffs")) {
     if (Seen("handoffs", h)) continue;
     const std::string step = Str(h, "step");
-    ASSIGN_OR_RETURN(int64_t n, ctx_.txn.Exec(
-        "INSERT INTO handoffs (id, run_id, session_id, sequence, source, target, type, status, "
-        "step_id, body, meta, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?, ?) ON CONFLICT DO NOTHING",
-        {SqlText(Str(h, "id", NewId("handoff"))), SqlText(run_id_), TextOrNull(h, "session_id"),
-         SqlInt(Int(h, "sequence")), SqlText(Str(h, "source")), SqlText(Str(h, "target")),
-         SqlText(Str(h, "type", "dispatch")), SqlText(Str(h, "status", "pending")),
-         task_ids_.contains(step) ? SqlText(task_ids_[step]) : SqlNull(),
-         SqlText(Str(h, "body")), SqlText(CanonicalJson(ObjectOr(h, "meta"))),
-         SqlText(Time(h, "created_at")), SqlText(Time(h, "updated_at"))}));
-    if (n == 0) {
+    ASSIGN_OR_RETURN(bool stored, InsertImportedHandoff(
+                                      ctx_.txn, {.id = Str(h, "id", NewId("handoff")),
+                                                 .run_id = run_id_,
+                                                 .session_id = TextOrNone(h, "session_id"),
+                                                 .sequence = Int(h, "sequence"),
+                                                 .source = Str(h, "source"),
+                                                 .target = Str(h, "target"),
+                                                 .type = Str(h, "type", "dispatch"),
+                                                 .status = Str(h, "status", "pending"),
+                                                 .step_id = task_ids_.contains(step)
+                                                                ? std::optional(task_ids_[step])
+                                                                : std::nullopt,
+                                                 .body = Str(h, "body"),
+                                                 .meta = ObjectOr(h, "meta"),
+                                                 .created_at = Time(h, "created_at"),
+                                                 .updated_at = Time(h, "updated_at")}));
+    if (!stored) {
       notes_.push_back("handoffs: " + Str(h, "id") +
                        " is already held (another run, or the same sequence); not imported");
     } else {
@@ -478,18 +468,18 @@ Status Importer::WriteUsage() {
   for (const Json& u : ListOf(image_, "usage")) {
     if (Seen("usage", u)) continue;
     const Json tokens = ObjectOr(u, "tokens");
-    RETURN_IF_ERROR(
-        ctx_.txn
-            .Exec("INSERT INTO usage (run_id, agent, model, step_id, session_id, cost, "
-                  "input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, "
-                  "cache_write_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                  {SqlText(run_id_), SqlText(Str(u, "agent")), SqlText(Str(u, "model")),
-                   SqlText(Str(u, "step_id")), SqlText(Str(u, "session_id")),
-                   SqlValue(u.value("cost", 0.0)), SqlInt(Int(tokens, "input")),
-                   SqlInt(Int(tokens, "output")), SqlInt(Int(tokens, "reasoning")),
-                   SqlInt(Int(tokens, "cacheRead")), SqlInt(Int(tokens, "cacheWrite")),
-                   SqlText(Time(u, "time"))})
-            .status());
+    RETURN_IF_ERROR(InsertImportedUsage(ctx_.txn, run_id_,
+                                        {.agent = Str(u, "agent"),
+                                         .model = Str(u, "model"),
+                                         .step_id = Str(u, "step_id"),
+                                         .session_id = Str(u, "session_id"),
+                                         .cost = u.value("cost", 0.0),
+                                         .input_tokens = Int(tokens, "input"),
+                                         .output_tokens = Int(tokens, "output"),
+                                         .reasoning_tokens = Int(tokens, "reasoning"),
+                                         .cache_read_tokens = Int(tokens, "cacheRead"),
+                                         .cache_write_tokens = Int(tokens, "cacheWrite"),
+                                         .created_at = Time(u, "time")}));
     Count("usage");
   }
   return Status();
@@ -505,10 +495,8 @@ Status Importer::WriteQuestions() {
   const std::string before = waiting ? StatusFor(machine_->name(), Phase::kActive) : status;
   Json questions_in = ListOf(image_, "questions");
   if (waiting && questions_in.empty() && !created_) {
-    ASSIGN_OR_RETURN(std::vector<Row> open,
-                     ctx_.txn.Query("SELECT 1 FROM questions WHERE run_id = ? AND status = 'open'",
-                                    {SqlText(run_id_)}));
-    if (!open.empty()) return Status();
+    ASSIGN_OR_RETURN(bool open, ImportedRunHasOpenQuestion(ctx_.txn, run_id_));
+    if (open) return Status();
   }
   if (waiting && questions_in.empty()) {
     questions_in.push_back(
@@ -526,17 +514,16 @@ Status Importer::WriteQuestions() {
     const Json questions = q.value("questions", Json::array());
     const std::string id =
         Str(q, "id", Sha256Hex(Str(q, "message") + CanonicalJson(questions)).substr(0, 16));
-    RETURN_IF_ERROR(
-        ctx_.txn
-            .Exec("INSERT INTO questions (id, run_id, project_id, asked_by, asked_by_role, "
-                  "message, questions, work_gate, blocks, status, status_before, created_at, "
-                  "updated_at) VALUES (?, ?, ?, ?, 'agent', ?, ?, ?, '[]', 'open', ?, ?, ?)",
-                  {SqlText(id), SqlText(run_id_),
-                   project_id_.empty() ? SqlNull() : SqlText(project_id_),
-                   SqlText(Str(q, "asked_by", "coordinator")), SqlText(Str(q, "message")),
-                   SqlText(CanonicalJson(questions)), SqlInt(q.value("work_gate", false) ? 1 : 0),
-                   SqlText(before), SqlText(Time(q, "created_at")), SqlText(ctx_.now)})
-            .status());
+    RETURN_IF_ERROR(InsertImportedQuestion(ctx_.txn, {.id = id,
+                                                      .run_id = run_id_,
+                                                      .project_id = project_id_,
+                                                      .asked_by = Str(q, "asked_by", "coordinator"),
+                                                      .message = Str(q, "message"),
+                                                      .questions = questions,
+                                                      .work_gate = q.value("work_gate", false),
+                                                      .status_before = before,
+                                                      .created_at = Time(q, "created_at"),
+                                                      .updated_at = ctx_.now}));
     Count("questions");
   }
   return Status();
@@ -549,16 +536,17 @@ Status Importer::RegisterWish() {
   const Json meta = ObjectOr(run_, "meta");
   const std::string slug = Str(meta, "slug");
   if (slug.empty()) return Status();
-  ASSIGN_OR_RETURN(int64_t n,
-                   ctx_.txn.Exec("INSERT INTO wishes (project_key, slug, run_id, wish_file, "
-                                 "signature, created_at) VALUES (?, ?, ?, ?, ?, ?) "
-                                 "ON CONFLICT DO NOTHING",
-                                 {SqlText(project_id_), SqlText(slug), SqlText(run_id_),
-                                  Str(meta, "wish_file").empty() ? SqlNull()
-                                                                 : SqlText(Str(meta, "wish_file")),
-                                  SqlText(Str(meta, "groupsSignature")),
-                                  SqlText(Time(run_, "created_at"))}));
-  if (n == 0) {
+  const std::string wish_file = Str(meta, "wish_file");
+  ASSIGN_OR_RETURN(
+      bool stored,
+      InsertImportedWish(ctx_.txn,
+                         {.project_key = project_id_,
+                          .slug = slug,
+                          .run_id = run_id_,
+                          .wish_file = wish_file.empty() ? std::nullopt : std::optional(wish_file),
+                          .signature = Str(meta, "groupsSignature"),
+                          .created_at = Time(run_, "created_at")}));
+  if (!stored) {
     notes_.push_back("wish: the slug \"" + slug +
                      "\" is already another run's wish; this run is not registered under it");
   }

@@ -7,30 +7,33 @@
 #include "engine/interchange/imports.h"
 #include "engine/ledger/ledger.h"
 #include "engine/ledger/witness.h"
+#include "store/tables/mirror_table.h"
 
 namespace baton {
 namespace {
 
-Json MirrorRowToJson(const Row& r) {
-  return Json{{"path", r.Str(0)},
-              {"run_id", r.Str(1)},
-              {"format", r.Str(2)},
-              {"ok", r.IsNull(3)},
-              {"last_error", RowTextOrNull(r, 3)},
-              {"failed_at", RowTextOrNull(r, 4)},
-              {"created_at", r.Str(5)}};
+Json OrNull(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
+
+Json MirrorToJson(const MirrorRow& m) {
+  return Json{{"path", m.path},
+              {"run_id", m.run_id},
+              {"format", m.format},
+              {"ok", !m.last_error.has_value()},
+              {"last_error", OrNull(m.last_error)},
+              {"failed_at", OrNull(m.failed_at)},
+              {"created_at", m.created_at}};
+}
+
+MirrorTarget TargetOf(const MirrorRow& m) {
+  return MirrorTarget{.run_id = m.run_id,
+                      .path = m.path,
+                      .format = m.format,
+                      .last_error = m.last_error.value_or("")};
 }
 
 // One spelling per file: "/a/./b/../c.json" and "/a/c.json" are one mirror.
 std::string NormalPath(const std::string& path) {
   return std::filesystem::path(path).lexically_normal().string();
-}
-
-constexpr char kMirrorColumns[] = "path, run_id, format, last_error, failed_at, created_at";
-
-Result<std::vector<Row>> MirrorRow(Txn& txn, const std::string& path) {
-  return txn.Query(std::string("SELECT ") + kMirrorColumns + " FROM mirrors WHERE path = ?",
-                   {SqlText(path)});
 }
 
 }  // namespace
@@ -49,12 +52,12 @@ Result<Json> BindMirror(OpContext& ctx, const Json& in) {
                                 " does not exist");
   }
   if (fs::is_directory(p, ec)) return InvalidArgumentError("path: " + path + " is a folder");
-  ASSIGN_OR_RETURN(std::vector<Row> bound, MirrorRow(ctx.txn, path));
+  ASSIGN_OR_RETURN(std::optional<MirrorRow> bound, LoadMirrorRow(ctx.txn, path));
   // A mirror replaces its file at every commit with text the run controls:
   // a file baton did not write (a script, a source file, .git/config) is
   // replaced only for a caller who may name any path. A new file, or one a
   // mirror wrote (it carries the ledger head), is baton's to write.
-  if (bound.empty() && fs::exists(fs::symlink_status(p, ec)) && !ReadMirrorHead(path) &&
+  if (!bound && fs::exists(fs::symlink_status(p, ec)) && !ReadMirrorHead(path) &&
       !ctx.actor.Has(kGrantPaths)) {
     return PermissionDeniedError("path: " + path +
                                  " exists and was not written by baton; a mirror would replace it "
@@ -64,17 +67,12 @@ Result<Json> BindMirror(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, run_id));
   // A format that cannot write this run is refused now, not at every commit.
   ASSIGN_OR_RETURN(FormatOutput out, RenderRun(ctx.txn, run_id, format));
-  ASSIGN_OR_RETURN(std::vector<Row> held, MirrorRow(ctx.txn, path));
-  if (!held.empty() && held[0].Str(1) != run_id) {
-    return AlreadyExistsError("path: " + path + " already mirrors run " + held[0].Str(1) +
+  ASSIGN_OR_RETURN(std::optional<MirrorRow> held, LoadMirrorRow(ctx.txn, path));
+  if (held && held->run_id != run_id) {
+    return AlreadyExistsError("path: " + path + " already mirrors run " + held->run_id +
                               "; unbind it first");
   }
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("INSERT INTO mirrors (path, run_id, format, created_at) "
-                            "VALUES (?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET format = "
-                            "excluded.format, last_error = NULL, failed_at = NULL",
-                            {SqlText(path), SqlText(run_id), SqlText(format), SqlText(ctx.now)})
-                      .status());
+  RETURN_IF_ERROR(UpsertMirrorRow(ctx.txn, path, run_id, format, ctx.now));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                     .kind = "mirror.bound",
                                     .summary = "mirrored as " + format + " to " + path,
@@ -83,8 +81,9 @@ Result<Json> BindMirror(OpContext& ctx, const Json& in) {
                                                 {"notes", out.notes}},
                                     .files = Json::array({path})})
                       .status());
-  ASSIGN_OR_RETURN(std::vector<Row> row, MirrorRow(ctx.txn, path));
-  Json result = MirrorRowToJson(row.at(0));
+  ASSIGN_OR_RETURN(std::optional<MirrorRow> row, LoadMirrorRow(ctx.txn, path));
+  if (!row) return InternalError("mirror: " + path + " is not bound after binding it");
+  Json result = MirrorToJson(*row);
   result["notes"] = out.notes;
   return result;
 }
@@ -92,130 +91,91 @@ Result<Json> BindMirror(OpContext& ctx, const Json& in) {
 Result<Json> UnbindMirror(OpContext& ctx, const Json& in) {
   const std::string run_id = in.at("run").get<std::string>();
   RETURN_IF_ERROR(LoadRun(ctx.txn, run_id).status());
-  std::string sql = std::string("SELECT ") + kMirrorColumns + " FROM mirrors WHERE run_id = ?";
-  std::vector<SqlValue> params = {SqlText(run_id)};
   std::string path;
   if (in.contains("path")) {
     // Resolved as bind resolved it, so any spelling of a bound file finds
     // it; the scope is checked as for bind (no path outside it is bound).
     ASSIGN_OR_RETURN(path, ctx.ScopedPath("path", in["path"].get<std::string>()));
   }
-  if (!path.empty()) {
-    sql += " AND path = ?";
-    params.push_back(SqlText(path));
-  }
-  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql, params));
+  ASSIGN_OR_RETURN(
+      std::vector<MirrorRow> rows,
+      ListRunMirrorRows(ctx.txn, run_id, path.empty() ? std::nullopt : std::optional(path)));
   if (rows.empty()) {
     return NotFoundError("run " + run_id + " has no mirror" +
                          (path.empty() ? "" : " at " + path));
   }
   Json removed = Json::array();
-  for (const Row& r : rows) {
-    RETURN_IF_ERROR(
-        ctx.txn.Exec("DELETE FROM mirrors WHERE path = ?", {SqlText(r.Str(0))}).status());
-    removed.push_back(MirrorRowToJson(r));
+  for (const MirrorRow& m : rows) {
+    RETURN_IF_ERROR(DeleteMirrorRow(ctx.txn, m.path));
+    removed.push_back(MirrorToJson(m));
     RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                       .kind = "mirror.unbound",
-                                      .summary = "no longer mirrored to " + r.Str(0),
-                                      .payload = {{"path", r.Str(0)}, {"format", r.Str(2)}}})
+                                      .summary = "no longer mirrored to " + m.path,
+                                      .payload = {{"path", m.path}, {"format", m.format}}})
                         .status());
   }
   return Json{{"run_id", run_id}, {"removed", removed}};
 }
 
 Result<Json> ListMirrors(OpContext& ctx, const Json& in) {
-  std::string sql = std::string("SELECT ") + kMirrorColumns + " FROM mirrors";
-  std::vector<SqlValue> params;
-  if (in.contains("run")) {
-    sql += " WHERE run_id = ?";
-    params.push_back(SqlText(in["run"].get<std::string>()));
-  }
-  sql += " ORDER BY created_at, path";
-  ASSIGN_OR_RETURN(std::vector<Row> rows, ctx.txn.Query(sql, params));
+  std::optional<std::string> run_id;
+  if (in.contains("run")) run_id = in["run"].get<std::string>();
+  ASSIGN_OR_RETURN(std::vector<MirrorRow> rows, ListMirrorRows(ctx.txn, run_id));
   Json mirrors = Json::array();
-  for (const Row& r : rows) mirrors.push_back(MirrorRowToJson(r));
+  for (const MirrorRow& m : rows) mirrors.push_back(MirrorToJson(m));
   return Json{{"mirrors", mirrors}};
 }
 
 Result<Json> ReportMirror(OpContext& ctx, const Json& in) {
   const std::string path = NormalPath(in.at("path").get<std::string>());
   const std::string error = in.value("error", "");
-  ASSIGN_OR_RETURN(std::vector<Row> rows, MirrorRow(ctx.txn, path));
-  if (rows.empty()) return Json{{"path", path}, {"changed", false}};  // unbound meanwhile
-  const Row& r = rows[0];
-  const std::string run_id = r.Str(1);
+  ASSIGN_OR_RETURN(std::optional<MirrorRow> bound, LoadMirrorRow(ctx.txn, path));
+  if (!bound) return Json{{"path", path}, {"changed", false}};  // unbound meanwhile
+  const MirrorRow& m = *bound;
+  const std::string run_id = m.run_id;
   // A report about a binding that has changed since (another run or
   // format at the same path) is not this binding's.
   if ((in.contains("run") && in["run"] != run_id) ||
-      (in.contains("format") && in["format"] != r.Str(2))) {
+      (in.contains("format") && in["format"] != m.format)) {
     return Json{{"path", path}, {"changed", false}};
   }
-  const std::string previous = r.IsNull(3) ? "" : r.Str(3);
+  const std::string previous = m.last_error.value_or("");
   if (error == previous) return Json{{"path", path}, {"changed", false}};
   if (error.empty()) {
-    RETURN_IF_ERROR(ctx.txn
-                        .Exec("UPDATE mirrors SET last_error = NULL, failed_at = NULL "
-                              "WHERE path = ?",
-                              {SqlText(path)})
-                        .status());
+    RETURN_IF_ERROR(ClearMirrorError(ctx.txn, path));
     RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                       .kind = "mirror.recovered",
                                       .summary = "mirror " + path + " written again",
-                                      .payload = {{"path", path}, {"format", r.Str(2)}},
+                                      .payload = {{"path", path}, {"format", m.format}},
                                       .files = Json::array({path})})
                         .status());
   } else {
-    RETURN_IF_ERROR(ctx.txn
-                        .Exec("UPDATE mirrors SET last_error = ?, failed_at = ? WHERE path = ?",
-                              {SqlText(error), SqlText(ctx.now), SqlText(path)})
-                        .status());
-    RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
-                                      .kind = "mirror.failed",
-                                      .summary = "mirror " + path + " not written: " + error,
-                                      .payload = {{"path", path},
-                                                  {"format", r.Str(2)},
-                                                  {"error", error}},
-                                      .files = Json::array({path})})
-                        .status());
+    RETURN_IF_ERROR(SetMirrorError(ctx.txn, path, error, ctx.now));
+    RETURN_IF_ERROR(
+        AppendEvent(ctx, {.run_id = run_id,
+                          .kind = "mirror.failed",
+                          .summary = "mirror " + path + " not written: " + error,
+                          .payload = {{"path", path}, {"format", m.format}, {"error", error}},
+                          .files = Json::array({path})})
+            .status());
   }
   return Json{{"path", path}, {"changed", true}};
 }
 
 Result<std::vector<MirrorTarget>> MirrorsOf(Txn& txn, const std::vector<std::string>& run_ids) {
+  ASSIGN_OR_RETURN(std::vector<MirrorRow> rows, ListMirrorRowsOfRuns(txn, run_ids));
   std::vector<MirrorTarget> out;
-  if (run_ids.empty()) return out;
-  std::string sql = "SELECT path, run_id, format, last_error FROM mirrors WHERE run_id IN (";
-  std::vector<SqlValue> params;
-  for (size_t i = 0; i < run_ids.size(); ++i) {
-    sql += i == 0 ? "?" : ", ?";
-    params.push_back(SqlText(run_ids[i]));
-  }
-  sql += ") ORDER BY path";
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
-  for (const Row& r : rows) {
-    out.push_back({.run_id = r.Str(1),
-                   .path = r.Str(0),
-                   .format = r.Str(2),
-                   .last_error = r.IsNull(3) ? "" : r.Str(3)});
-  }
+  out.reserve(rows.size());
+  for (const MirrorRow& m : rows) out.push_back(TargetOf(m));
   return out;
 }
 
 Result<std::optional<MirrorTarget>> FindMirror(Txn& txn, const std::string& path) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows, MirrorRow(txn, path));
-  if (rows.empty()) return std::optional<MirrorTarget>();
-  const Row& r = rows[0];
-  return std::optional<MirrorTarget>(MirrorTarget{.run_id = r.Str(1),
-                                                  .path = r.Str(0),
-                                                  .format = r.Str(2),
-                                                  .last_error = r.IsNull(3) ? "" : r.Str(3)});
+  ASSIGN_OR_RETURN(std::optional<MirrorRow> m, LoadMirrorRow(txn, path));
+  if (!m) return std::optional<MirrorTarget>();
+  return std::optional<MirrorTarget>(TargetOf(*m));
 }
 
-Result<std::vector<std::string>> MirrorPaths(Txn& txn) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query("SELECT path FROM mirrors ORDER BY path", {}));
-  std::vector<std::string> paths;
-  for (const Row& r : rows) paths.push_back(r.Str(0));
-  return paths;
-}
+Result<std::vector<std::string>> MirrorPaths(Txn& txn) { return ListMirrorPaths(txn); }
 
 }  // namespace baton

@@ -3,6 +3,9 @@
 // The approvals table, typed (model/decision.h): one row per decision on a
 // run's work, each with its one ledger event. A new decision, and the
 // decisions on a run, a kind of subject or one subject. Portable SQL.
+// The approvals table: decisions on a run's subjects (a run, a step, a
+// story, a hand-off), each tied to the ledger event that made it. Portable
+// SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_APPROVAL_TABLE_H_
 #define BATON_SRC_STORE_TABLES_APPROVAL_TABLE_H_
@@ -35,6 +38,35 @@ Result<std::vector<Decision>> ListDecisionRows(Txn& txn, const DecisionFilter& f
 
 // The newest matching decision, if any.
 Result<std::optional<Decision>> LatestDecisionRow(Txn& txn, const DecisionFilter& filter);
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+#include "util/json_util.h"
+
+namespace baton {
+
+// h19-interchange:
+
+// One decision as a run image carries it (run.export reads it, run.import
+// writes it).
+struct ExportedApproval {
+  std::string subject_kind;
+  std::string subject;
+  std::string decision;
+  std::string reviewer;
+  std::string note;
+  std::string created_at;
+  Json meta;  // {} when unset
+};
+
+// run.export: run "run_id"'s decisions, in the order made.
+Result<std::vector<ExportedApproval>> ExportRunApprovalRows(Txn& txn, const std::string& run_id);
+
+// run.import: decision "approval" of run "run_id" under id "id", made by
+// ledger event "event_seq".
+Status InsertImportedApproval(Txn& txn, const std::string& id, const std::string& run_id,
+                              int64_t event_seq, const ExportedApproval& approval);
 
 }  // namespace baton
 

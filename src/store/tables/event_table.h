@@ -10,6 +10,8 @@
 // replay it against the state tables, and to check a witness. The last
 // event's seq and hash also live in ledger_head (ledger_head_table.h).
 // Portable SQL (? placeholders), so a second backend runs it as is.
+// The events table: the ledger, one hash-chained row per event, in seq
+// order. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_EVENT_TABLE_H_
 #define BATON_SRC_STORE_TABLES_EVENT_TABLE_H_
@@ -101,6 +103,10 @@ struct EventCount {
   int64_t of_kind = 0;
 };
 Result<EventCount> CountEventsAfter(Txn& txn, int64_t after, const std::string& kind);
+// h19-interchange:
+
+// baton status: how many events the ledger holds.
+Result<int64_t> CountAllEventRows(Txn& txn);
 
 }  // namespace baton
 

@@ -1,6 +1,7 @@
 #include "store/tables/handoff_table.h"
 
 #include "store/tables/row_values.h"
+#include "util/json_util.h"
 
 namespace baton {
 
@@ -76,4 +77,73 @@ Result<std::optional<SinfoniaStepHandoff>> FurthestSinfoniaStepHandoff(Txn& txn,
   if (rows.empty()) return std::optional<SinfoniaStepHandoff>();
   return std::optional<SinfoniaStepHandoff>(SinfoniaStepHandoff{rows[0].Str(0), rows[0].Int(1)});
 }
+// h19-interchange:
+
+Result<std::vector<ExportedHandoff>> ExportRunHandoffRows(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      txn.Query("SELECT h.id, h.session_id, h.sequence, h.source, h.target, h.type, h.status, "
+                "t.kind, t.key, h.step_id, h.body, h.meta, h.created_at, h.updated_at "
+                "FROM handoffs h LEFT JOIN tasks t ON t.id = h.step_id "
+                "WHERE h.run_id = ? ORDER BY h.sequence",
+                {SqlText(run_id)}));
+  std::vector<ExportedHandoff> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) {
+    out.push_back({.id = r.Str(0),
+                   .session_id = TextOrNone(r, 1),
+                   .sequence = r.Int(2),
+                   .source = r.Str(3),
+                   .target = r.Str(4),
+                   .type = r.Str(5),
+                   .status = r.Str(6),
+                   .step_kind = r.Str(7),
+                   .step_key = TextOrNone(r, 8),
+                   .step_id = TextOrNone(r, 9),
+                   .body = r.Str(10),
+                   .meta = JsonOr(r, 11, Json::object()),
+                   .created_at = r.Str(12),
+                   .updated_at = r.Str(13)});
+  }
+  return out;
+}
+
+Result<bool> InsertImportedHandoff(Txn& txn, const ImportedHandoff& h) {
+  ASSIGN_OR_RETURN(
+      int64_t n,
+      txn.Exec("INSERT INTO handoffs (id, run_id, session_id, sequence, source, target, type, "
+               "status, step_id, body, meta, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, "
+               "?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+               {SqlText(h.id), SqlText(h.run_id), h.session_id ? SqlText(*h.session_id) : SqlNull(),
+                SqlInt(h.sequence), SqlText(h.source), SqlText(h.target), SqlText(h.type),
+                SqlText(h.status), h.step_id ? SqlText(*h.step_id) : SqlNull(), SqlText(h.body),
+                SqlText(CanonicalJson(h.meta)), SqlText(h.created_at), SqlText(h.updated_at)}));
+  return n != 0;
+}
+
+Result<std::vector<ReturnedStep>> ListReturnedStepsForInbox(Txn& txn, const InboxScope& scope) {
+  std::vector<SqlValue> params;
+  const std::string where = InboxScopeSql(scope, "r", params);
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      txn.Query("SELECT h.id, h.source, h.target, h.body, h.created_at, h.run_id, r.title, "
+                "r.profile, COALESCE(t.key, r.cursor, '') FROM handoffs h JOIN runs r ON "
+                "r.id = h.run_id LEFT JOIN tasks t ON t.id = h.step_id WHERE h.type = "
+                "'return' AND h.status = 'pending' AND r.status IN ('created', 'in-progress')" +
+                    where + " ORDER BY h.created_at, h.id",
+                params));
+  std::vector<ReturnedStep> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) {
+    out.push_back({.id = r.Str(0),
+                   .source = r.Str(1),
+                   .target = r.Str(2),
+                   .body = r.Str(3),
+                   .created_at = r.Str(4),
+                   .run = RunLabelAt(r, 5),
+                   .step = r.Str(8)});
+  }
+  return out;
+}
+
 }  // namespace baton

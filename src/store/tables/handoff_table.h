@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "store/store.h"
 #include "util/json_util.h"
+#include "store/tables/run_table.h"
 
 namespace baton {
 
@@ -22,6 +24,31 @@ Result<bool> HandoffExists(Txn& txn, const std::string& run_id, const std::strin
 
 // A Sinfonia hand-off envelope as stored. "meta" is {} when NULL or not JSON.
 struct SinfoniaHandoffRow {
+// h19-interchange:
+
+// run.export: run "run_id"'s hand-offs, by sequence, with the kind and key
+// of the task each is a step of (none when it has no key or no task).
+struct ExportedHandoff {
+  std::string id;
+  std::optional<std::string> session_id;
+  int64_t sequence = 0;
+  std::string source;
+  std::string target;
+  std::string type;
+  std::string status;
+  std::string step_kind;                // the step task's kind, when "step_key" is set
+  std::optional<std::string> step_key;  // the step task's key
+  std::optional<std::string> step_id;
+  std::string body;
+  Json meta;  // {} when unset
+  std::string created_at;
+  std::string updated_at;
+};
+Result<std::vector<ExportedHandoff>> ExportRunHandoffRows(Txn& txn, const std::string& run_id);
+
+// run.import: a hand-off read from a file, stored in run "run_id"; false
+// (nothing stored) when its id, or its run's sequence, is already held.
+struct ImportedHandoff {
   std::string id;
   std::string run_id;
   std::optional<std::string> session_id;
@@ -60,6 +87,21 @@ struct SinfoniaStepHandoff {
 };
 Result<std::optional<SinfoniaStepHandoff>> FurthestSinfoniaStepHandoff(Txn& txn,
                                                                        const std::string& run_id);
+Result<bool> InsertImportedHandoff(Txn& txn, const ImportedHandoff& handoff);
+
+// inbox.list: Sinfonia steps returned for review — pending "return"
+// hand-offs of runs still created or in progress within "scope", oldest
+// first; "step" is the step task's key, else the run's cursor, else "".
+struct ReturnedStep {
+  std::string id;
+  std::string source;
+  std::string target;
+  std::string body;
+  std::string created_at;
+  std::optional<RunLabel> run;
+  std::string step;
+};
+Result<std::vector<ReturnedStep>> ListReturnedStepsForInbox(Txn& txn, const InboxScope& scope);
 
 }  // namespace baton
 

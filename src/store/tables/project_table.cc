@@ -65,6 +65,13 @@ Status InsertProjectRow(Txn& txn, const Project& p) {
            SqlText(p.autonomy_mode), SqlText(CanonicalJson(p.meta)), SqlText(p.created_at),
            SqlText(p.updated_at)})
       .status();
+namespace baton {
+
+// h19-interchange:
+
+Result<int64_t> CountAllProjectRows(Txn& txn) {
+  ASSIGN_OR_RETURN(Row r, txn.QueryOne("SELECT COUNT(*) FROM projects", {}, "projects"));
+  return r.Int(0);
 }
 
 }  // namespace baton

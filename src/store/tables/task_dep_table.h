@@ -8,6 +8,8 @@
 // The task_deps table: one row per dependency of a task on another (its
 // type, "depends_on" unless said). Portable SQL (? placeholders), so a
 // second backend runs it as is.
+// The task_deps table: edges between tasks (a task depends on another, by
+// dep_type). Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_TASK_DEP_TABLE_H_
 #define BATON_SRC_STORE_TABLES_TASK_DEP_TABLE_H_
@@ -79,6 +81,24 @@ struct GenieGroupDependency {
 Result<std::vector<GenieGroupDependency>> ListGenieGroupDependencies(Txn& txn,
                                                                      const std::string& run_id,
                                                                      const std::string& kind);
+
+namespace baton {
+
+// h19-interchange:
+
+// run.export: the edges from run "run_id"'s tasks, by task, then the task
+// depended on.
+struct ExportedTaskDep {
+  std::string task_id;
+  std::string depends_on_id;
+  std::string dep_type;
+};
+Result<std::vector<ExportedTaskDep>> ExportRunTaskDepRows(Txn& txn, const std::string& run_id);
+
+// run.import: task "task_id" depends on "depends_on_id" (kept when it
+// already does).
+Status InsertImportedTaskDep(Txn& txn, const std::string& task_id,
+                             const std::string& depends_on_id);
 
 }  // namespace baton
 

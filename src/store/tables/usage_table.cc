@@ -42,6 +42,45 @@ Result<int64_t> InsertSgaiUsageRow(Txn& txn, const SgaiUsage& u) {
            SqlInt(u.reasoning_tokens), SqlInt(u.cache_read_tokens), SqlInt(u.cache_write_tokens),
            SqlText(u.created_at)}));
   return rows.at(0).Int(0);
+// h19-interchange:
+
+Result<std::vector<ExportedUsage>> ExportRunUsageRows(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      txn.Query("SELECT seq, agent, model, step_id, session_id, cost, input_tokens, "
+                "output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, "
+                "created_at FROM usage WHERE run_id = ? ORDER BY seq",
+                {SqlText(run_id)}));
+  std::vector<ExportedUsage> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) {
+    out.push_back({.seq = r.Int(0),
+                   .agent = r.Str(1),
+                   .model = r.Str(2),
+                   .step_id = r.Str(3),
+                   .session_id = r.Str(4),
+                   .cost = r.Real(5),
+                   .input_tokens = r.Int(6),
+                   .output_tokens = r.Int(7),
+                   .reasoning_tokens = r.Int(8),
+                   .cache_read_tokens = r.Int(9),
+                   .cache_write_tokens = r.Int(10),
+                   .created_at = r.Str(11)});
+  }
+  return out;
+}
+
+Status InsertImportedUsage(Txn& txn, const std::string& run_id, const ExportedUsage& u) {
+  return txn
+      .Exec(
+          "INSERT INTO usage (run_id, agent, model, step_id, session_id, cost, "
+          "input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, "
+          "cache_write_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          {SqlText(run_id), SqlText(u.agent), SqlText(u.model), SqlText(u.step_id),
+           SqlText(u.session_id), SqlValue(u.cost), SqlInt(u.input_tokens), SqlInt(u.output_tokens),
+           SqlInt(u.reasoning_tokens), SqlInt(u.cache_read_tokens), SqlInt(u.cache_write_tokens),
+           SqlText(u.created_at)})
+      .status();
 }
 
 }  // namespace baton

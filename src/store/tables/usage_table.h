@@ -5,6 +5,8 @@
 // The usage table: what an agent's model calls cost a run, one row per
 // report (cost and token counts, by agent, model, step and session).
 // Portable SQL (? placeholders, RETURNING), so a second backend runs it as is.
+// The usage table: what each model call of a run cost, in money and
+// tokens, by agent, model, step and session. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_USAGE_TABLE_H_
 #define BATON_SRC_STORE_TABLES_USAGE_TABLE_H_
@@ -28,6 +30,12 @@ struct UsageSum {
 // One usage report, as sgai.usage.add records it.
 struct SgaiUsage {
   std::string run_id;
+// h19-interchange:
+
+// One usage record as a run image carries it (run.export reads it with its
+// seq, run.import writes it without).
+struct ExportedUsage {
+  int64_t seq = 0;
   std::string agent;
   std::string model;
   std::string step_id;
@@ -46,6 +54,14 @@ Result<std::vector<UsageSum>> SumRunUsage(Txn& txn, const std::string& run_id);
 };
 // Inserts "usage"; returns the row's seq.
 Result<int64_t> InsertSgaiUsageRow(Txn& txn, const SgaiUsage& usage);
+  std::string created_at;
+};
+
+// run.export: run "run_id"'s usage, in the order recorded.
+Result<std::vector<ExportedUsage>> ExportRunUsageRows(Txn& txn, const std::string& run_id);
+
+// run.import: "usage" recorded for run "run_id" (its seq is the store's).
+Status InsertImportedUsage(Txn& txn, const std::string& run_id, const ExportedUsage& usage);
 
 }  // namespace baton
 

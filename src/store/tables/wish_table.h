@@ -4,6 +4,9 @@
 // naming its run (whose group tasks are the wish's execution groups), the
 // WISH.md it came from and the signature of its group structure.
 // Portable SQL (? placeholders), so a second backend runs it as is.
+// The wishes table: Genie wishes, each a run registered under its slug
+// within a project, with the wish file and its groups' signature. Portable
+// SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_WISH_TABLE_H_
 #define BATON_SRC_STORE_TABLES_WISH_TABLE_H_
@@ -36,6 +39,19 @@ Status InsertWishRow(Txn& txn, const WishRow& wish);
 
 // Forgets the wish "slug" of "project_key" (its run stays).
 Status DeleteWishRow(Txn& txn, const std::string& project_key, const std::string& slug);
+// h19-interchange:
+
+// run.import: registers run "run_id" as the wish "slug" of "project_key";
+// false (nothing stored) when that slug is already held.
+struct ImportedWish {
+  std::string project_key;
+  std::string slug;
+  std::string run_id;
+  std::optional<std::string> wish_file;
+  std::string signature;
+  std::string created_at;
+};
+Result<bool> InsertImportedWish(Txn& txn, const ImportedWish& wish);
 
 }  // namespace baton
 
