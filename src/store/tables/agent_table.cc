@@ -133,7 +133,6 @@ Status UpdateAgentRegistration(Txn& txn, const std::string& id,
   params.push_back(SqlText(id));
   return txn.Exec(sql, params).status();
 }
-// h19-coord:
 
 Result<bool> AgentExists(Txn& txn, const std::string& id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
@@ -156,6 +155,11 @@ Status RecordAgentHeartbeat(Txn& txn, const std::string& id, int64_t now_ms,
       .Exec("UPDATE agents SET last_heartbeat_ms = ?, version = version + 1, "
             "updated_at = ? WHERE id = ?",
             {SqlInt(now_ms), SqlText(now), SqlText(id)})
+      .status();
+}
+
+// h19-coord:
+
 Result<std::vector<std::string>> ListAgentIdsMatching(Txn& txn, AgentMatch match,
                                                       const std::string& value) {
   const char* where = "id = ?";
@@ -204,6 +208,8 @@ Status ClearTeamOfAgents(Txn& txn, const std::string& team, const std::string& n
             "updated_at = ? WHERE team = ?",
             {SqlText(now), SqlText(team)})
       .status();
+}
+
 // h19-ledger-profiles:
 
 Result<std::vector<AgentRoleForReplay>> ListAgentRolesForReplay(Txn& txn) {

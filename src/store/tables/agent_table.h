@@ -66,7 +66,6 @@ Status InsertAgentRow(Txn& txn, const std::string& id, const std::string& machin
 // Agent "id" registered again: the fields set, and its version bumped.
 Status UpdateAgentRegistration(Txn& txn, const std::string& id,
                                const AgentRegistration& registration, const std::string& now);
-// h19-coord:
 
 // Whether agent "id" is registered.
 Result<bool> AgentExists(Txn& txn, const std::string& id);
@@ -79,6 +78,9 @@ Status UpdateAgentStatusRow(Txn& txn, const std::string& id, const std::string& 
 // (unlike TouchAgentRow).
 Status RecordAgentHeartbeat(Txn& txn, const std::string& id, int64_t now_ms,
                             const std::string& now);
+
+// h19-coord:
+
 // Which agents a mail address reaches (engine/coord/mail.h): the agent
 // "value" itself, every agent but "value", or those whose role or team is
 // "value".
@@ -95,6 +97,7 @@ Status ClearAgentTeamRow(Txn& txn, const std::string& id, const std::string& tea
                          const std::string& now);
 // Takes every agent out of team "team".
 Status ClearTeamOfAgents(Txn& txn, const std::string& team, const std::string& now);
+
 // h19-ledger-profiles:
 
 // What `baton verify --deep` compares of an agent with its events

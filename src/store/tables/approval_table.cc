@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "store/tables/row_values.h"
+#include "util/json_util.h"
 
 namespace baton {
 namespace {
@@ -68,11 +69,6 @@ Result<std::optional<Decision>> LatestDecisionRow(Txn& txn, const DecisionFilter
   if (found.empty()) return std::optional<Decision>();
   return std::optional<Decision>(std::move(found[0]));
 }
-
-#include "store/tables/row_values.h"
-#include "util/json_util.h"
-
-namespace baton {
 
 // h19-interchange:
 

@@ -3,9 +3,6 @@
 // The approvals table, typed (model/decision.h): one row per decision on a
 // run's work, each with its one ledger event. A new decision, and the
 // decisions on a run, a kind of subject or one subject. Portable SQL.
-// The approvals table: decisions on a run's subjects (a run, a step, a
-// story, a hand-off), each tied to the ledger event that made it. Portable
-// SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_APPROVAL_TABLE_H_
 #define BATON_SRC_STORE_TABLES_APPROVAL_TABLE_H_
@@ -16,6 +13,7 @@
 
 #include "model/decision.h"
 #include "store/store.h"
+#include "util/json_util.h"
 
 namespace baton {
 
@@ -38,13 +36,6 @@ Result<std::vector<Decision>> ListDecisionRows(Txn& txn, const DecisionFilter& f
 
 // The newest matching decision, if any.
 Result<std::optional<Decision>> LatestDecisionRow(Txn& txn, const DecisionFilter& filter);
-#include <string>
-#include <vector>
-
-#include "store/store.h"
-#include "util/json_util.h"
-
-namespace baton {
 
 // h19-interchange:
 

@@ -98,9 +98,7 @@ Status UpdateBoardColumns(Txn& txn, const std::string& id, const Json& columns,
 
 Status DeleteBoardRow(Txn& txn, const std::string& id) {
   return txn.Exec("DELETE FROM boards WHERE id = ?", {SqlText(id)}).status();
-#include "store/tables/row_values.h"
-
-namespace baton {
+}
 
 // h19-interchange:
 

@@ -5,8 +5,6 @@
 // '' for none). Read as BoardRow; JSON remains where the row holds JSON:
 // "columns" and "config". The cards on a board are tasks
 // (task_table.h ListBoardCards). Portable SQL.
-// The boards table: kanban boards, per project, with their columns (and
-// each column's gate and transitions) as JSON. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_BOARD_TABLE_H_
 #define BATON_SRC_STORE_TABLES_BOARD_TABLE_H_
@@ -70,6 +68,7 @@ Status UpdateBoardColumns(Txn& txn, const std::string& id, const Json& columns,
                           const std::string& now);
 
 Status DeleteBoardRow(Txn& txn, const std::string& id);
+
 // h19-interchange:
 
 // inbox.list: every board (only project "project_id"'s when it is not ""),

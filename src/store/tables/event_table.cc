@@ -1,14 +1,5 @@
 #include "store/tables/event_table.h"
 
-namespace baton {
-
-// h19-core-runs:
-
-Result<int64_t> CountRunProgressEvents(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(Row count, txn.QueryOne("SELECT COUNT(*) FROM events WHERE run_id = ? AND "
-                                           "kind = 'run.progress'",
-                                           {SqlText(run_id)}, "progress count"));
-  return count.Int(0);
 #include <algorithm>
 
 #include "store/tables/row_values.h"
@@ -156,6 +147,17 @@ Result<EventCount> CountEventsAfter(Txn& txn, int64_t after, const std::string& 
                 "WHERE seq > ?",
                 {SqlText(kind), SqlInt(after)}));
   return EventCount{.total = rows.at(0).Int(0), .of_kind = rows.at(0).Int(1)};
+}
+
+// h19-core-runs:
+
+Result<int64_t> CountRunProgressEvents(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(Row count, txn.QueryOne("SELECT COUNT(*) FROM events WHERE run_id = ? AND "
+                                           "kind = 'run.progress'",
+                                           {SqlText(run_id)}, "progress count"));
+  return count.Int(0);
+}
+
 // h19-interchange:
 
 Result<int64_t> CountAllEventRows(Txn& txn) {

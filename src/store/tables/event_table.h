@@ -1,7 +1,5 @@
 // File: event_table.h
 //
-// The events table (the run ledger: engine/ledger/ledger.h appends and
-// reads it). Portable SQL.
 // The events table: the ledger's append-only, hash-chained rows
 // (engine/ledger/ledger.h, DESIGN.md §5). The ledger appends one row per
 // event on every write (a hot path: each statement here is one fixed text,
@@ -10,23 +8,11 @@
 // replay it against the state tables, and to check a witness. The last
 // event's seq and hash also live in ledger_head (ledger_head_table.h).
 // Portable SQL (? placeholders), so a second backend runs it as is.
-// The events table: the ledger, one hash-chained row per event, in seq
-// order. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_EVENT_TABLE_H_
 #define BATON_SRC_STORE_TABLES_EVENT_TABLE_H_
 
 #include <cstdint>
-#include <string>
-
-#include "store/store.h"
-
-namespace baton {
-
-// h19-core-runs:
-
-// How many progress notes (events of kind run.progress) run "run_id" has.
-Result<int64_t> CountRunProgressEvents(Txn& txn, const std::string& run_id);
 #include <optional>
 #include <string>
 #include <vector>
@@ -103,6 +89,12 @@ struct EventCount {
   int64_t of_kind = 0;
 };
 Result<EventCount> CountEventsAfter(Txn& txn, int64_t after, const std::string& kind);
+
+// h19-core-runs:
+
+// How many progress notes (events of kind run.progress) run "run_id" has.
+Result<int64_t> CountRunProgressEvents(Txn& txn, const std::string& run_id);
+
 // h19-interchange:
 
 // baton status: how many events the ledger holds.

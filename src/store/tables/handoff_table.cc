@@ -1,5 +1,4 @@
 #include "store/tables/handoff_table.h"
-
 #include "store/tables/row_values.h"
 #include "util/json_util.h"
 
@@ -12,71 +11,6 @@ Result<bool> HandoffExists(Txn& txn, const std::string& run_id, const std::strin
   return !rows.empty();
 }
 
-// h19-ledger-profiles:
-
-Result<std::optional<SinfoniaHandoffRow>> LoadSinfoniaHandoff(Txn& txn, const std::string& run_id,
-                                                              const std::string& id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT id, run_id, session_id, sequence, source, target, type, "
-                             "status, step_id, body, meta, created_at, updated_at "
-                             "FROM handoffs WHERE run_id = ? AND id = ?",
-                             {SqlText(run_id), SqlText(id)}));
-  if (rows.empty()) return std::optional<SinfoniaHandoffRow>();
-  const Row& r = rows[0];
-  return std::optional<SinfoniaHandoffRow>(SinfoniaHandoffRow{.id = r.Str(0),
-                                                              .run_id = r.Str(1),
-                                                              .session_id = TextOrNone(r, 2),
-                                                              .sequence = r.Int(3),
-                                                              .source = r.Str(4),
-                                                              .target = r.Str(5),
-                                                              .type = r.Str(6),
-                                                              .status = r.Str(7),
-                                                              .step_id = TextOrNone(r, 8),
-                                                              .body = r.Str(9),
-                                                              .meta = JsonOr(r, 10, Json::object()),
-                                                              .created_at = r.Str(11),
-                                                              .updated_at = r.Str(12)});
-}
-
-Result<int64_t> NextSinfoniaHandoffSequence(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT COALESCE(MAX(sequence), 0) + 1 FROM handoffs "
-                             "WHERE run_id = ?",
-                             {SqlText(run_id)}));
-  return rows.at(0).Int(0);
-}
-
-Status InsertSinfoniaHandoff(Txn& txn, const SinfoniaHandoffRow& h) {
-  return txn
-      .Exec(
-          "INSERT INTO handoffs (id, run_id, session_id, sequence, source, "
-          "target, type, status, step_id, body, meta, created_at, updated_at) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
-          {SqlText(h.id), SqlText(h.run_id), h.session_id ? SqlText(*h.session_id) : SqlNull(),
-           SqlInt(h.sequence), SqlText(h.source), SqlText(h.target), SqlText(h.type),
-           h.step_id ? SqlText(*h.step_id) : SqlNull(), SqlText(h.body),
-           SqlText(CanonicalJson(h.meta)), SqlText(h.created_at), SqlText(h.created_at)})
-      .status();
-}
-
-Status StampSinfoniaHandoff(Txn& txn, const std::string& id, const std::string& status,
-                            const Json& meta, const std::string& now) {
-  return txn
-      .Exec("UPDATE handoffs SET status = ?, meta = ?, updated_at = ? WHERE id = ?",
-            {SqlText(status), SqlText(CanonicalJson(meta)), SqlText(now), SqlText(id)})
-      .status();
-}
-
-Result<std::optional<SinfoniaStepHandoff>> FurthestSinfoniaStepHandoff(Txn& txn,
-                                                                       const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT h.id, t.position FROM handoffs h JOIN tasks t "
-                             "ON t.id = h.step_id WHERE h.run_id = ? "
-                             "ORDER BY t.position DESC, h.sequence DESC LIMIT 1",
-                             {SqlText(run_id)}));
-  if (rows.empty()) return std::optional<SinfoniaStepHandoff>();
-  return std::optional<SinfoniaStepHandoff>(SinfoniaStepHandoff{rows[0].Str(0), rows[0].Int(1)});
-}
 // h19-interchange:
 
 Result<std::vector<ExportedHandoff>> ExportRunHandoffRows(Txn& txn, const std::string& run_id) {
@@ -144,6 +78,72 @@ Result<std::vector<ReturnedStep>> ListReturnedStepsForInbox(Txn& txn, const Inbo
                    .step = r.Str(8)});
   }
   return out;
+}
+
+// h19-ledger-profiles:
+
+Result<std::optional<SinfoniaHandoffRow>> LoadSinfoniaHandoff(Txn& txn, const std::string& run_id,
+                                                              const std::string& id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT id, run_id, session_id, sequence, source, target, type, "
+                             "status, step_id, body, meta, created_at, updated_at "
+                             "FROM handoffs WHERE run_id = ? AND id = ?",
+                             {SqlText(run_id), SqlText(id)}));
+  if (rows.empty()) return std::optional<SinfoniaHandoffRow>();
+  const Row& r = rows[0];
+  return std::optional<SinfoniaHandoffRow>(SinfoniaHandoffRow{.id = r.Str(0),
+                                                              .run_id = r.Str(1),
+                                                              .session_id = TextOrNone(r, 2),
+                                                              .sequence = r.Int(3),
+                                                              .source = r.Str(4),
+                                                              .target = r.Str(5),
+                                                              .type = r.Str(6),
+                                                              .status = r.Str(7),
+                                                              .step_id = TextOrNone(r, 8),
+                                                              .body = r.Str(9),
+                                                              .meta = JsonOr(r, 10, Json::object()),
+                                                              .created_at = r.Str(11),
+                                                              .updated_at = r.Str(12)});
+}
+
+Result<int64_t> NextSinfoniaHandoffSequence(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT COALESCE(MAX(sequence), 0) + 1 FROM handoffs "
+                             "WHERE run_id = ?",
+                             {SqlText(run_id)}));
+  return rows.at(0).Int(0);
+}
+
+Status InsertSinfoniaHandoff(Txn& txn, const SinfoniaHandoffRow& h) {
+  return txn
+      .Exec(
+          "INSERT INTO handoffs (id, run_id, session_id, sequence, source, "
+          "target, type, status, step_id, body, meta, created_at, updated_at) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
+          {SqlText(h.id), SqlText(h.run_id), h.session_id ? SqlText(*h.session_id) : SqlNull(),
+           SqlInt(h.sequence), SqlText(h.source), SqlText(h.target), SqlText(h.type),
+           h.step_id ? SqlText(*h.step_id) : SqlNull(), SqlText(h.body),
+           SqlText(CanonicalJson(h.meta)), SqlText(h.created_at), SqlText(h.created_at)})
+      .status();
+}
+
+Status StampSinfoniaHandoff(Txn& txn, const std::string& id, const std::string& status,
+                            const Json& meta, const std::string& now) {
+  return txn
+      .Exec("UPDATE handoffs SET status = ?, meta = ?, updated_at = ? WHERE id = ?",
+            {SqlText(status), SqlText(CanonicalJson(meta)), SqlText(now), SqlText(id)})
+      .status();
+}
+
+Result<std::optional<SinfoniaStepHandoff>> FurthestSinfoniaStepHandoff(Txn& txn,
+                                                                       const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT h.id, t.position FROM handoffs h JOIN tasks t "
+                             "ON t.id = h.step_id WHERE h.run_id = ? "
+                             "ORDER BY t.position DESC, h.sequence DESC LIMIT 1",
+                             {SqlText(run_id)}));
+  if (rows.empty()) return std::optional<SinfoniaStepHandoff>();
+  return std::optional<SinfoniaStepHandoff>(SinfoniaStepHandoff{rows[0].Str(0), rows[0].Int(1)});
 }
 
 }  // namespace baton

@@ -6,24 +6,20 @@
 #ifndef BATON_SRC_STORE_TABLES_HANDOFF_TABLE_H_
 #define BATON_SRC_STORE_TABLES_HANDOFF_TABLE_H_
 
-#include <cstdint>
-#include <optional>
 #include <string>
+#include <optional>
 #include <vector>
+#include <cstdint>
 
 #include "store/store.h"
-#include "util/json_util.h"
 #include "store/tables/run_table.h"
+#include "util/json_util.h"
 
 namespace baton {
 
 // Whether run "run_id" has a hand-off "id".
 Result<bool> HandoffExists(Txn& txn, const std::string& run_id, const std::string& id);
 
-// h19-ledger-profiles:
-
-// A Sinfonia hand-off envelope as stored. "meta" is {} when NULL or not JSON.
-struct SinfoniaHandoffRow {
 // h19-interchange:
 
 // run.export: run "run_id"'s hand-offs, by sequence, with the kind and key
@@ -63,6 +59,40 @@ struct ImportedHandoff {
   std::string created_at;
   std::string updated_at;
 };
+Result<bool> InsertImportedHandoff(Txn& txn, const ImportedHandoff& handoff);
+
+// inbox.list: Sinfonia steps returned for review — pending "return"
+// hand-offs of runs still created or in progress within "scope", oldest
+// first; "step" is the step task's key, else the run's cursor, else "".
+struct ReturnedStep {
+  std::string id;
+  std::string source;
+  std::string target;
+  std::string body;
+  std::string created_at;
+  std::optional<RunLabel> run;
+  std::string step;
+};
+Result<std::vector<ReturnedStep>> ListReturnedStepsForInbox(Txn& txn, const InboxScope& scope);
+
+// h19-ledger-profiles:
+
+// A Sinfonia hand-off envelope as stored. "meta" is {} when NULL or not JSON.
+struct SinfoniaHandoffRow {
+  std::string id;
+  std::string run_id;
+  std::optional<std::string> session_id;
+  int64_t sequence = 0;
+  std::string source;
+  std::string target;
+  std::string type;
+  std::string status;
+  std::optional<std::string> step_id;
+  std::string body;
+  Json meta;
+  std::string created_at;
+  std::string updated_at;
+};
 
 // Run "run_id"'s hand-off "id", if any.
 Result<std::optional<SinfoniaHandoffRow>> LoadSinfoniaHandoff(Txn& txn, const std::string& run_id,
@@ -87,21 +117,6 @@ struct SinfoniaStepHandoff {
 };
 Result<std::optional<SinfoniaStepHandoff>> FurthestSinfoniaStepHandoff(Txn& txn,
                                                                        const std::string& run_id);
-Result<bool> InsertImportedHandoff(Txn& txn, const ImportedHandoff& handoff);
-
-// inbox.list: Sinfonia steps returned for review — pending "return"
-// hand-offs of runs still created or in progress within "scope", oldest
-// first; "step" is the step task's key, else the run's cursor, else "".
-struct ReturnedStep {
-  std::string id;
-  std::string source;
-  std::string target;
-  std::string body;
-  std::string created_at;
-  std::optional<RunLabel> run;
-  std::string step;
-};
-Result<std::vector<ReturnedStep>> ListReturnedStepsForInbox(Txn& txn, const InboxScope& scope);
 
 }  // namespace baton
 

@@ -19,7 +19,7 @@ Status SaveLedgerHeadRow(Txn& txn, int64_t seq, const std::string& hash) {
           "hash = excluded.hash",
           {SqlInt(seq), SqlText(hash)})
       .status();
-namespace baton {
+}
 
 // h19-interchange:
 

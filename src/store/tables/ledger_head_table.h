@@ -6,7 +6,6 @@
 // hot path: one fixed statement text each); verify, the witness and the
 // writer's accept-loss check read it. Portable SQL (? placeholders,
 // ON CONFLICT), so a second backend runs it as is.
-// ledger's last event. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_LEDGER_HEAD_TABLE_H_
 #define BATON_SRC_STORE_TABLES_LEDGER_HEAD_TABLE_H_
@@ -29,6 +28,7 @@ Result<std::optional<LedgerHeadRow>> LoadLedgerHeadRow(Txn& txn);
 
 // Makes "seq" and "hash" the head (creating the row the first time).
 Status SaveLedgerHeadRow(Txn& txn, int64_t seq, const std::string& hash);
+
 // h19-interchange:
 
 // baton status: the ledger's head as stored; none before the first event.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "store/tables/row_values.h"
+#include "util/json_util.h"
 
 namespace baton {
 namespace {
@@ -189,43 +190,8 @@ Status MarkMessageDeliveryFailed(Txn& txn, const std::string& id,
           "last_error = ?, next_attempt_ms = ? WHERE id = ?",
           {SqlText(delivery_status), SqlInt(attempts), SqlText(error), SqlInt(next_attempt_ms),
            SqlText(id)})
-namespace baton {
-
-// h19-ledger-profiles:
-
-Result<std::optional<std::string>> FirstUnreadSgaiRecipient(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT recipient FROM messages WHERE run_id = ? AND read = 0 "
-                             "ORDER BY seq LIMIT 1",
-                             {SqlText(run_id)}));
-  if (rows.empty()) return std::optional<std::string>();
-  return std::optional<std::string>(rows[0].Str(0));
-}
-
-Result<std::vector<std::string>> ListUnreadSgaiRecipients(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(
-      std::vector<Row> rows,
-      txn.Query("SELECT recipient FROM messages WHERE run_id = ? AND read = 0", {SqlText(run_id)}));
-  std::vector<std::string> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) out.push_back(r.Str(0));
-  return out;
-}
-
-Status InsertSgaiSystemMessage(Txn& txn, const SgaiSystemMessage& m) {
-  return txn
-      .Exec(
-          "INSERT INTO messages (id, project_id, run_id, sender, recipient, addressed_to, "
-          "body, source, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'system', '{}', ?)",
-          {SqlText(m.id), SqlTextOrNull(m.project_id), SqlText(m.run_id), SqlText(m.sender),
-           SqlText(m.recipient), SqlText(m.recipient), SqlText(m.body), SqlText(m.created_at)})
       .status();
 }
-
-#include "store/tables/row_values.h"
-#include "util/json_util.h"
-
-namespace baton {
 
 // h19-interchange:
 
@@ -293,6 +259,37 @@ Result<std::vector<UndeliveredMessage>> ListUndeliveredMessagesForInbox(
                    .run = RunLabelAt(r, 8)});
   }
   return out;
+}
+
+// h19-ledger-profiles:
+
+Result<std::optional<std::string>> FirstUnreadSgaiRecipient(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT recipient FROM messages WHERE run_id = ? AND read = 0 "
+                             "ORDER BY seq LIMIT 1",
+                             {SqlText(run_id)}));
+  if (rows.empty()) return std::optional<std::string>();
+  return std::optional<std::string>(rows[0].Str(0));
+}
+
+Result<std::vector<std::string>> ListUnreadSgaiRecipients(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      txn.Query("SELECT recipient FROM messages WHERE run_id = ? AND read = 0", {SqlText(run_id)}));
+  std::vector<std::string> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back(r.Str(0));
+  return out;
+}
+
+Status InsertSgaiSystemMessage(Txn& txn, const SgaiSystemMessage& m) {
+  return txn
+      .Exec(
+          "INSERT INTO messages (id, project_id, run_id, sender, recipient, addressed_to, "
+          "body, source, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'system', '{}', ?)",
+          {SqlText(m.id), SqlTextOrNull(m.project_id), SqlText(m.run_id), SqlText(m.sender),
+           SqlText(m.recipient), SqlText(m.recipient), SqlText(m.body), SqlText(m.created_at)})
+      .status();
 }
 
 }  // namespace baton

@@ -3,11 +3,6 @@
 // The messages table: the mailbox, one row per recipient of a message, with
 // its read and push-delivery state (engine/coord/mail.h), read as
 // model/message.h's Message. Listings page by seq (SeqPage). Portable SQL.
-// The messages table: the mailbox, one row per message from a sender to a
-// recipient (an agent, a role or a team), with its read and delivery state.
-// Portable SQL (? placeholders), so a second backend runs it as is.
-// The messages table: mail between agents and the human, per project and
-// run, with read state and push delivery state. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_MESSAGE_TABLE_H_
 #define BATON_SRC_STORE_TABLES_MESSAGE_TABLE_H_
@@ -19,6 +14,8 @@
 
 #include "model/message.h"
 #include "store/store.h"
+#include "store/tables/run_table.h"
+#include "util/json_util.h"
 
 namespace baton {
 
@@ -99,31 +96,6 @@ Status MarkMessageDelivered(Txn& txn, const std::string& id, int64_t attempts,
 Status MarkMessageDeliveryFailed(Txn& txn, const std::string& id,
                                  const std::string& delivery_status, int64_t attempts,
                                  const std::string& error, int64_t next_attempt_ms);
-// h19-ledger-profiles:
-
-// The recipient of run "run_id"'s oldest unread message, if any (sgai's
-// check that no agent has mail waiting).
-Result<std::optional<std::string>> FirstUnreadSgaiRecipient(Txn& txn, const std::string& run_id);
-
-// The recipients of every unread message of run "run_id".
-Result<std::vector<std::string>> ListUnreadSgaiRecipients(Txn& txn, const std::string& run_id);
-
-// A message sgai sends on its run's behalf (source "system", meta {}).
-struct SgaiSystemMessage {
-  std::string id;
-  std::string project_id;  // "" for none (NULL)
-  std::string run_id;
-  std::string sender;
-  std::string recipient;  // also the address it was sent to
-  std::string body;
-  std::string created_at;
-};
-Status InsertSgaiSystemMessage(Txn& txn, const SgaiSystemMessage& message);
-#include "store/store.h"
-#include "store/tables/run_table.h"
-#include "util/json_util.h"
-
-namespace baton {
 
 // h19-interchange:
 
@@ -173,6 +145,27 @@ struct UndeliveredMessage {
 };
 Result<std::vector<UndeliveredMessage>> ListUndeliveredMessagesForInbox(
     Txn& txn, const std::string& project_id, const std::string& run_id);
+
+// h19-ledger-profiles:
+
+// The recipient of run "run_id"'s oldest unread message, if any (sgai's
+// check that no agent has mail waiting).
+Result<std::optional<std::string>> FirstUnreadSgaiRecipient(Txn& txn, const std::string& run_id);
+
+// The recipients of every unread message of run "run_id".
+Result<std::vector<std::string>> ListUnreadSgaiRecipients(Txn& txn, const std::string& run_id);
+
+// A message sgai sends on its run's behalf (source "system", meta {}).
+struct SgaiSystemMessage {
+  std::string id;
+  std::string project_id;  // "" for none (NULL)
+  std::string run_id;
+  std::string sender;
+  std::string recipient;  // also the address it was sent to
+  std::string body;
+  std::string created_at;
+};
+Status InsertSgaiSystemMessage(Txn& txn, const SgaiSystemMessage& message);
 
 }  // namespace baton
 

@@ -65,7 +65,7 @@ Status InsertProjectRow(Txn& txn, const Project& p) {
            SqlText(p.autonomy_mode), SqlText(CanonicalJson(p.meta)), SqlText(p.created_at),
            SqlText(p.updated_at)})
       .status();
-namespace baton {
+}
 
 // h19-interchange:
 

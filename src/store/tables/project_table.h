@@ -3,8 +3,6 @@
 // The projects table, typed (model/project.h): the columns, a row as a
 // Project, one project by id, every project by name, the id a name or id
 // stands for, and a new project. Portable SQL.
-// The projects table: the projects runs, tasks, boards and messages belong
-// to, by id and unique name. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_PROJECT_TABLE_H_
 #define BATON_SRC_STORE_TABLES_PROJECT_TABLE_H_
@@ -39,6 +37,7 @@ Result<std::optional<std::string>> FindProjectNamedOrWithId(Txn& txn, const std:
 
 // Inserts "project" at version 1 (its version is not written).
 Status InsertProjectRow(Txn& txn, const Project& project);
+
 // h19-interchange:
 
 // baton status: how many projects the store holds.

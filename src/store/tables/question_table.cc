@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "store/tables/row_values.h"
+#include "util/json_util.h"
 
 namespace baton {
 namespace {
@@ -181,10 +182,7 @@ Status MarkQuestionDelivered(Txn& txn, int64_t seq, const std::string& now) {
       .Exec("UPDATE questions SET delivered_at = ?, updated_at = ? WHERE seq = ?",
             {SqlText(now), SqlText(now), SqlInt(seq)})
       .status();
-#include "store/tables/row_values.h"
-#include "util/json_util.h"
-
-namespace baton {
+}
 
 // h19-interchange:
 

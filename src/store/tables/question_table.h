@@ -5,9 +5,6 @@
 // same words were asked in several runs. The columns, a row as a Question,
 // the lookups question.* makes by id, run and status, the new row and the
 // three updates that close it or hand its outcome over. Portable SQL.
-// The questions table: what an agent, a graph's human node or a work gate
-// asks the human, with its choices as JSON, its status (open until
-// answered) and the run status to return to. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_QUESTION_TABLE_H_
 #define BATON_SRC_STORE_TABLES_QUESTION_TABLE_H_
@@ -19,6 +16,8 @@
 
 #include "model/question.h"
 #include "store/store.h"
+#include "store/tables/run_table.h"
+#include "util/json_util.h"
 
 namespace baton {
 
@@ -80,11 +79,6 @@ Status CancelQuestionRow(Txn& txn, int64_t seq, const std::string& cancelled_by,
 
 // Question "seq"'s outcome reached its asker at "now".
 Status MarkQuestionDelivered(Txn& txn, int64_t seq, const std::string& now);
-#include "store/store.h"
-#include "store/tables/run_table.h"
-#include "util/json_util.h"
-
-namespace baton {
 
 // h19-interchange:
 

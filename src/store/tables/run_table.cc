@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "store/tables/row_values.h"
+#include "util/json_util.h"
 
 namespace baton {
 namespace {
@@ -28,23 +29,6 @@ std::string SelectFilteredRuns(const RunFilter& filter, std::vector<SqlValue>& p
     sql += " AND (id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')";
     params.push_back(SqlText("%" + pattern + "%"));
     params.push_back(SqlText("%" + pattern + "%"));
-#include "store/tables/row_values.h"
-#include "util/json_util.h"
-
-namespace baton {
-
-// h19-interchange:
-
-std::string InboxScopeSql(const InboxScope& scope, const std::string& alias,
-                          std::vector<SqlValue>& params) {
-  std::string sql;
-  if (!scope.project_id.empty()) {
-    sql += " AND " + alias + ".project_id = ?";
-    params.push_back(SqlText(scope.project_id));
-  }
-  if (!scope.run_id.empty()) {
-    sql += " AND " + alias + ".id = ?";
-    params.push_back(SqlText(scope.run_id));
   }
   return sql;
 }
@@ -89,21 +73,6 @@ Status InsertRunRow(Txn& txn, const Run& run) {
           "(?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
           {SqlText(run.id), run.project_id ? SqlText(*run.project_id) : SqlNull(),
            SqlText(run.profile), SqlText(run.machine), SqlText(run.status), SqlText(run.title),
-std::optional<RunLabel> RunLabelAt(const Row& r, size_t at) {
-  if (r.IsNull(at)) return std::nullopt;
-  return RunLabel{.id = r.Str(at), .title = r.Str(at + 1), .profile = r.Str(at + 2)};
-}
-
-Status InsertImportedRun(Txn& txn, const ImportedRun& run) {
-  return txn
-      .Exec(
-          "INSERT INTO runs (id, project_id, profile, machine, status, title, cursor, "
-          "cursor_index, context, meta, version, created_at, updated_at) VALUES "
-          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-          {SqlText(run.id), SqlTextOrNull(run.project_id), SqlText(run.profile),
-           SqlText(run.machine), SqlText(run.status), SqlText(run.title),
-           run.cursor ? SqlText(*run.cursor) : SqlNull(),
-           run.cursor_index ? SqlInt(*run.cursor_index) : SqlNull(),
            SqlText(CanonicalJson(run.context)), SqlText(CanonicalJson(run.meta)),
            SqlText(run.created_at), SqlText(run.updated_at)})
       .status();
@@ -163,26 +132,42 @@ Result<std::map<std::string, int64_t>> CountRunsByStatus(Txn& txn, const RunFilt
   return counts;
 }
 
-namespace baton {
+// h19-interchange:
 
-// h19-ledger-profiles:
-
-Result<std::vector<RunStatusForReplay>> ListRunStatusesForReplay(Txn& txn) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query("SELECT id, status FROM runs ORDER BY id", {}));
-  std::vector<RunStatusForReplay> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) out.push_back({r.Str(0), r.Str(1)});
-  return out;
+std::string InboxScopeSql(const InboxScope& scope, const std::string& alias,
+                          std::vector<SqlValue>& params) {
+  std::string sql;
+  if (!scope.project_id.empty()) {
+    sql += " AND " + alias + ".project_id = ?";
+    params.push_back(SqlText(scope.project_id));
+  }
+  if (!scope.run_id.empty()) {
+    sql += " AND " + alias + ".id = ?";
+    params.push_back(SqlText(scope.run_id));
+  }
+  return sql;
 }
 
-Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::string& step_key,
-                            int64_t index, const std::string& now) {
+std::optional<RunLabel> RunLabelAt(const Row& r, size_t at) {
+  if (r.IsNull(at)) return std::nullopt;
+  return RunLabel{.id = r.Str(at), .title = r.Str(at + 1), .profile = r.Str(at + 2)};
+}
+
+Status InsertImportedRun(Txn& txn, const ImportedRun& run) {
   return txn
       .Exec(
-          "UPDATE runs SET cursor = ?, cursor_index = ?, version = version + 1, "
-          "updated_at = ? WHERE id = ?",
-          {SqlTextOrNull(step_key), SqlInt(index), SqlText(now), SqlText(run_id)})
+          "INSERT INTO runs (id, project_id, profile, machine, status, title, cursor, "
+          "cursor_index, context, meta, version, created_at, updated_at) VALUES "
+          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+          {SqlText(run.id), SqlTextOrNull(run.project_id), SqlText(run.profile),
+           SqlText(run.machine), SqlText(run.status), SqlText(run.title),
+           run.cursor ? SqlText(*run.cursor) : SqlNull(),
+           run.cursor_index ? SqlInt(*run.cursor_index) : SqlNull(),
+           SqlText(CanonicalJson(run.context)), SqlText(CanonicalJson(run.meta)),
+           SqlText(run.created_at), SqlText(run.updated_at)})
       .status();
+}
+
 Status UpdateImportedRun(Txn& txn, const ImportedRun& run) {
   return txn
       .Exec(
@@ -240,6 +225,26 @@ Result<std::vector<OverviewRun>> ListRecentRunsForOverview(Txn& txn) {
                     .updated_at = r.Str(5)});
   }
   return runs;
+}
+
+// h19-ledger-profiles:
+
+Result<std::vector<RunStatusForReplay>> ListRunStatusesForReplay(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query("SELECT id, status FROM runs ORDER BY id", {}));
+  std::vector<RunStatusForReplay> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back({r.Str(0), r.Str(1)});
+  return out;
+}
+
+Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::string& step_key,
+                            int64_t index, const std::string& now) {
+  return txn
+      .Exec(
+          "UPDATE runs SET cursor = ?, cursor_index = ?, version = version + 1, "
+          "updated_at = ? WHERE id = ?",
+          {SqlTextOrNull(step_key), SqlInt(index), SqlText(now), SqlText(run_id)})
+      .status();
 }
 
 }  // namespace baton

@@ -4,11 +4,6 @@
 // by id, the filtered list run.list shows and its counts by status, a new
 // run, a loaded run written back, and the version bump a progress note
 // makes. Portable SQL (? placeholders), so a second backend runs it as is.
-// The runs table: one row per run (a profile's workflow: its machine and
-// status, cursor, context and meta). Portable SQL (? placeholders), so a
-// second backend runs it as is.
-// The runs table: one row per run (its profile, machine, status, cursor,
-// context and meta as JSON text, version). Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_RUN_TABLE_H_
 #define BATON_SRC_STORE_TABLES_RUN_TABLE_H_
@@ -20,10 +15,8 @@
 #include <vector>
 
 #include "model/run.h"
-#include <string>
-#include <vector>
-
 #include "store/store.h"
+#include "util/json_util.h"
 
 namespace baton {
 
@@ -68,25 +61,6 @@ Result<std::vector<Run>> ListRunRows(Txn& txn, const RunFilter& filter);
 // How many runs match every filter of "filter" but its status (and its
 // order and limit), by status.
 Result<std::map<std::string, int64_t>> CountRunsByStatus(Txn& txn, const RunFilter& filter);
-// h19-ledger-profiles:
-
-// A run's id and status, as `baton verify --deep` compares them with the
-// status its events imply (engine/ledger/ledger_replay.h).
-struct RunStatusForReplay {
-  std::string id;
-  std::string status;
-};
-// Every run, by id.
-Result<std::vector<RunStatusForReplay>> ListRunStatusesForReplay(Txn& txn);
-
-// Sinfonia's cursor: run "run_id"'s current step is "step_key" (NULL when
-// "" — no current step) at "index"; the version is bumped.
-Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::string& step_key,
-                            int64_t index, const std::string& now);
-#include "store/store.h"
-#include "util/json_util.h"
-
-namespace baton {
 
 // h19-interchange:
 
@@ -163,6 +137,22 @@ struct OverviewRun {
   std::string updated_at;
 };
 Result<std::vector<OverviewRun>> ListRecentRunsForOverview(Txn& txn);
+
+// h19-ledger-profiles:
+
+// A run's id and status, as `baton verify --deep` compares them with the
+// status its events imply (engine/ledger/ledger_replay.h).
+struct RunStatusForReplay {
+  std::string id;
+  std::string status;
+};
+// Every run, by id.
+Result<std::vector<RunStatusForReplay>> ListRunStatusesForReplay(Txn& txn);
+
+// Sinfonia's cursor: run "run_id"'s current step is "step_key" (NULL when
+// "" — no current step) at "index"; the version is bumped.
+Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::string& step_key,
+                            int64_t index, const std::string& now);
 
 }  // namespace baton
 

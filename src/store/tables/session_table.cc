@@ -1,6 +1,8 @@
 #include "store/tables/session_table.h"
 
 #include <vector>
+#include "store/tables/row_values.h"
+#include "util/json_util.h"
 
 namespace baton {
 
@@ -50,10 +52,7 @@ Status TouchActiveSessions(Txn& txn, const std::string& run_id, const std::strin
       .Exec("UPDATE sessions SET last_active_at = ? WHERE run_id = ? AND status = 'active'",
             {SqlText(now), SqlText(run_id)})
       .status();
-#include "store/tables/row_values.h"
-#include "util/json_util.h"
-
-namespace baton {
+}
 
 // h19-interchange:
 

@@ -3,17 +3,16 @@
 // The sessions table: a run's working sessions (Sinfonia's: one active at a
 // time per run, the others ended), each with when it started and was last
 // active. Portable SQL (? placeholders), so a second backend runs it as is.
-// The sessions table: an agent's working sessions within a run, with
-// their status and activity times and meta as JSON. Ids are unique in the
-// store. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_SESSION_TABLE_H_
 #define BATON_SRC_STORE_TABLES_SESSION_TABLE_H_
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "store/store.h"
+#include "util/json_util.h"
 
 namespace baton {
 
@@ -37,13 +36,6 @@ Status InsertActiveSession(Txn& txn, const std::string& id, const std::string& r
 
 // Run "run_id"'s active sessions were last active at "now".
 Status TouchActiveSessions(Txn& txn, const std::string& run_id, const std::string& now);
-#include <string>
-#include <vector>
-
-#include "store/store.h"
-#include "util/json_util.h"
-
-namespace baton {
 
 // h19-interchange:
 

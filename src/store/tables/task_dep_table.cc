@@ -1,6 +1,7 @@
 #include "store/tables/task_dep_table.h"
 
 #include <algorithm>
+#include "store/tables/row_values.h"
 
 namespace baton {
 namespace {
@@ -112,28 +113,7 @@ Result<std::vector<LinkedTask>> ListTaskDependents(Txn& txn, const std::string& 
                      "SELECT t.id, d.dep_type, t.status FROM task_deps d JOIN tasks t ON "
                      "t.id = d.task_id WHERE d.depends_on_id = ? ORDER BY t.id",
                      task_id);
-#include "store/tables/row_values.h"
-
-namespace baton {
-
-// h19-ledger-profiles:
-
-Result<std::vector<GenieGroupDependency>> ListGenieGroupDependencies(Txn& txn,
-                                                                     const std::string& run_id,
-                                                                     const std::string& kind) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT a.id, b.key FROM task_deps d "
-                             "JOIN tasks a ON a.id = d.task_id "
-                             "JOIN tasks b ON b.id = d.depends_on_id "
-                             "WHERE a.run_id = ? AND a.kind = ? ORDER BY b.position",
-                             {SqlText(run_id), SqlText(kind)}));
-  std::vector<GenieGroupDependency> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) out.push_back({r.Str(0), TextOrNone(r, 1)});
-  return out;
 }
-
-namespace baton {
 
 // h19-interchange:
 
@@ -159,6 +139,23 @@ Status InsertImportedTaskDep(Txn& txn, const std::string& task_id,
           "VALUES (?, ?, 'depends_on') ON CONFLICT DO NOTHING",
           {SqlText(task_id), SqlText(depends_on_id)})
       .status();
+}
+
+// h19-ledger-profiles:
+
+Result<std::vector<GenieGroupDependency>> ListGenieGroupDependencies(Txn& txn,
+                                                                     const std::string& run_id,
+                                                                     const std::string& kind) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT a.id, b.key FROM task_deps d "
+                             "JOIN tasks a ON a.id = d.task_id "
+                             "JOIN tasks b ON b.id = d.depends_on_id "
+                             "WHERE a.run_id = ? AND a.kind = ? ORDER BY b.position",
+                             {SqlText(run_id), SqlText(kind)}));
+  std::vector<GenieGroupDependency> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back({r.Str(0), TextOrNone(r, 1)});
+  return out;
 }
 
 }  // namespace baton

@@ -5,11 +5,6 @@
 // "depends_on" and "blocks" gate readiness ("A blocks B" is stored as "B
 // depends on A"), "relates_to" only informs. The reads that join tasks for
 // the status of the task at the other end live here too. Portable SQL.
-// The task_deps table: one row per dependency of a task on another (its
-// type, "depends_on" unless said). Portable SQL (? placeholders), so a
-// second backend runs it as is.
-// The task_deps table: edges between tasks (a task depends on another, by
-// dep_type). Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_TASK_DEP_TABLE_H_
 #define BATON_SRC_STORE_TABLES_TASK_DEP_TABLE_H_
@@ -20,6 +15,7 @@
 
 #include "store/store.h"
 #include "store/tables/task_table.h"
+#include "util/json_util.h"
 
 namespace baton {
 
@@ -64,25 +60,6 @@ Result<bool> DeleteTaskDep(Txn& txn, const std::string& task_id, const std::stri
 // what depends on it, each with the other task's status, by that task's id.
 Result<std::vector<LinkedTask>> ListTaskDependencies(Txn& txn, const std::string& task_id);
 Result<std::vector<LinkedTask>> ListTaskDependents(Txn& txn, const std::string& task_id);
-#include "util/json_util.h"
-
-namespace baton {
-
-// h19-ledger-profiles:
-
-// A Genie wish group's dependency: group task "task_id" depends on the task
-// keyed "depends_on_key" (nullopt: a task without a key).
-struct GenieGroupDependency {
-  std::string task_id;
-  std::optional<std::string> depends_on_key;
-};
-// The dependencies of run "run_id"'s tasks of "kind" (the wish's groups), by
-// the position of the task depended on.
-Result<std::vector<GenieGroupDependency>> ListGenieGroupDependencies(Txn& txn,
-                                                                     const std::string& run_id,
-                                                                     const std::string& kind);
-
-namespace baton {
 
 // h19-interchange:
 
@@ -99,6 +76,20 @@ Result<std::vector<ExportedTaskDep>> ExportRunTaskDepRows(Txn& txn, const std::s
 // already does).
 Status InsertImportedTaskDep(Txn& txn, const std::string& task_id,
                              const std::string& depends_on_id);
+
+// h19-ledger-profiles:
+
+// A Genie wish group's dependency: group task "task_id" depends on the task
+// keyed "depends_on_key" (nullopt: a task without a key).
+struct GenieGroupDependency {
+  std::string task_id;
+  std::optional<std::string> depends_on_key;
+};
+// The dependencies of run "run_id"'s tasks of "kind" (the wish's groups), by
+// the position of the task depended on.
+Result<std::vector<GenieGroupDependency>> ListGenieGroupDependencies(Txn& txn,
+                                                                     const std::string& run_id,
+                                                                     const std::string& kind);
 
 }  // namespace baton
 

@@ -128,6 +128,19 @@ Status RenewTaskLease(Txn& txn, Task& task, int64_t expires_at_ms, const std::st
   return Status();
 }
 
+// h19-core-runs:
+
+Result<std::vector<TaskStatusCount>> CountRunTasksByStatus(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT status, COUNT(*) FROM tasks WHERE run_id = ? "
+                             "GROUP BY status ORDER BY status",
+                             {SqlText(run_id)}));
+  std::vector<TaskStatusCount> counts;
+  counts.reserve(rows.size());
+  for (const Row& r : rows) counts.push_back({.status = r.Str(0), .count = r.Int(1)});
+  return counts;
+}
+
 // h19-core-tasks:
 
 namespace {
@@ -157,11 +170,6 @@ Result<std::optional<std::string>> FirstId(Txn& txn, const std::string& sql,
 Result<std::vector<std::string>> Ids(Txn& txn, std::string_view sql,
                                      const std::vector<SqlValue>& params) {
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
-// h19-coord:
-
-namespace {
-
-std::vector<std::string> IdsOfRows(const std::vector<Row>& rows) {
   std::vector<std::string> ids;
   ids.reserve(rows.size());
   for (const Row& r : rows) ids.push_back(r.Str(0));
@@ -178,65 +186,6 @@ const char* LeaseSql(TaskLeaseUpdate lease) {
       return ", lease_owner = NULL, lease_expires_at = NULL";
   }
   return "";
-// h19-ledger-profiles:
-
-Result<std::vector<TaskLeaseForReplay>> ListTaskLeasesForReplay(Txn& txn) {
-  ASSIGN_OR_RETURN(
-      std::vector<Row> rows,
-      txn.Query("SELECT id, status, lease_owner, lease_epoch, lease_expires_at, run_id "
-                "FROM tasks ORDER BY id",
-                {}));
-  std::vector<TaskLeaseForReplay> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) {
-    out.push_back({.id = r.Str(0),
-                   .status = r.Str(1),
-                   .lease_owner = TextOrNone(r, 2),
-                   .lease_epoch = r.at(3),
-                   .lease_expires_at = r.at(4),
-                   .run_id = TextOrNone(r, 5)});
-// h19-interchange:
-
-namespace {
-
-std::vector<SqlValue> ImportedTaskValues(const ImportedTaskFields& f) {
-  return {SqlText(f.title),
-          SqlText(f.body),
-          SqlText(f.status),
-          SqlInt(f.priority),
-          SqlInt(f.position),
-          f.assignee ? SqlText(*f.assignee) : SqlNull(),
-          SqlInt(f.attempts),
-          f.board_column ? SqlText(*f.board_column) : SqlNull(),
-          f.result.is_null() ? SqlNull() : SqlText(CanonicalJson(f.result)),
-          SqlText(CanonicalJson(f.meta)),
-          SqlText(f.updated_at)};
-}
-
-Result<std::vector<InboxTask>> QueryInboxTasks(Txn& txn, const std::string& sql, SqlParams params) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
-  std::vector<InboxTask> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) {
-    out.push_back({.id = r.Str(0),
-                   .title = r.Str(1),
-                   .updated_at = r.Str(2),
-                   .version = r.Int(3),
-                   .assignee = TextOrNone(r, 4),
-                   .run = RunLabelAt(r, 5)});
-  }
-  return out;
-}
-
-namespace {
-
-Result<std::vector<std::string>> FirstColumnTexts(Txn& txn, std::string_view sql,
-                                                  SqlParams params) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
-  std::vector<std::string> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) out.push_back(r.Str(0));
-  return out;
 }
 
 }  // namespace
@@ -362,6 +311,19 @@ Result<std::vector<std::string>> LeaseOwnersInStatus(Txn& txn, const std::string
              "a.id = t.lease_owner WHERE a.status = ? AND t.status = ? "
              "AND t.lease_owner IS NOT NULL ORDER BY t.lease_owner",
              {SqlText(agent_status), SqlText(task_status)});
+}
+
+// h19-coord:
+
+namespace {
+
+std::vector<std::string> IdsOfRows(const std::vector<Row>& rows) {
+  std::vector<std::string> ids;
+  ids.reserve(rows.size());
+  for (const Row& r : rows) ids.push_back(r.Str(0));
+  return ids;
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> ListRunTaskIdsInStatus(Txn& txn, const std::string& run_id,
@@ -427,17 +389,176 @@ Result<std::vector<std::string>> ListBoardTaskIds(Txn& txn, const std::string& b
   return IdsOfRows(rows);
 }
 
-// h19-core-runs:
+// h19-interchange:
 
-Result<std::vector<TaskStatusCount>> CountRunTasksByStatus(Txn& txn, const std::string& run_id) {
+namespace {
+
+std::vector<SqlValue> ImportedTaskValues(const ImportedTaskFields& f) {
+  return {SqlText(f.title),
+          SqlText(f.body),
+          SqlText(f.status),
+          SqlInt(f.priority),
+          SqlInt(f.position),
+          f.assignee ? SqlText(*f.assignee) : SqlNull(),
+          SqlInt(f.attempts),
+          f.board_column ? SqlText(*f.board_column) : SqlNull(),
+          f.result.is_null() ? SqlNull() : SqlText(CanonicalJson(f.result)),
+          SqlText(CanonicalJson(f.meta)),
+          SqlText(f.updated_at)};
+}
+
+Result<std::vector<InboxTask>> QueryInboxTasks(Txn& txn, const std::string& sql, SqlParams params) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  std::vector<InboxTask> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) {
+    out.push_back({.id = r.Str(0),
+                   .title = r.Str(1),
+                   .updated_at = r.Str(2),
+                   .version = r.Int(3),
+                   .assignee = TextOrNone(r, 4),
+                   .run = RunLabelAt(r, 5)});
+  }
+  return out;
+}
+
+}  // namespace
+
+Status UpdateImportedTaskRow(Txn& txn, const std::string& id, const ImportedTaskFields& fields) {
+  std::vector<SqlValue> values = ImportedTaskValues(fields);
+  values.push_back(SqlText(id));
+  return txn
+      .Exec(
+          "UPDATE tasks SET title = ?, body = ?, status = ?, priority = ?, "
+          "position = ?, assignee = ?, attempts = ?, board_column = ?, "
+          "result = ?, meta = ?, updated_at = ?, version = version + 1 "
+          "WHERE id = ?",
+          values)
+      .status();
+}
+
+Status InsertImportedTaskRow(Txn& txn, const ImportedTaskIdentity& t,
+                             const ImportedTaskFields& fields) {
+  std::vector<SqlValue> insert = {
+      SqlText(t.id),        SqlText(t.run_id),  SqlTextOrNull(t.project_id), SqlText(t.kind),
+      SqlTextOrNull(t.key), SqlText(t.machine), SqlText(t.created_at)};
+  std::vector<SqlValue> values = ImportedTaskValues(fields);
+  insert.insert(insert.end(), values.begin(), values.end());
+  return txn
+      .Exec(
+          "INSERT INTO tasks (id, run_id, project_id, kind, key, machine, created_at, "
+          "title, body, status, priority, position, assignee, attempts, board_column, "
+          "result, meta, updated_at, version) VALUES "
+          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+          insert)
+      .status();
+}
+
+Status SetImportedTaskParent(Txn& txn, const std::string& id, const std::string& parent_id) {
+  return txn.Exec("UPDATE tasks SET parent_id = ? WHERE id = ?", {SqlText(parent_id), SqlText(id)})
+      .status();
+}
+
+Result<std::vector<InboxTask>> ListStoriesAwaitingVerificationForInbox(Txn& txn,
+                                                                       const InboxScope& scope) {
+  std::vector<SqlValue> params;
+  const std::string where = InboxScopeSql(scope, "r", params);
+  return QueryInboxTasks(txn,
+                         "SELECT t.key, t.title, t.updated_at, t.version, t.assignee, t.run_id, "
+                         "r.title, r.profile FROM tasks t JOIN runs r ON r.id = t.run_id WHERE "
+                         "r.profile = 'stigmergy' AND t.kind = 'story' AND t.status = "
+                         "'AWAITING_VERIFICATION'" +
+                             where + " ORDER BY t.updated_at",
+                         params);
+}
+
+Result<std::vector<InboxTask>> ListBoardColumnCardsForInbox(Txn& txn, const std::string& board_id,
+                                                            const std::string& column_id,
+                                                            const std::string& run_id) {
+  std::vector<SqlValue> params = {SqlText(board_id), SqlText(column_id)};
+  std::string sql =
+      "SELECT t.id, t.title, t.updated_at, t.version, t.assignee, t.run_id, r.title, r.profile "
+      "FROM tasks t LEFT JOIN runs r ON r.id = t.run_id WHERE t.board_id = ? AND "
+      "t.board_column = ? AND t.status NOT IN ('done', 'cancelled')";
+  if (!run_id.empty()) {
+    sql += " AND t.run_id = ?";
+    params.push_back(SqlText(run_id));
+  }
+  return QueryInboxTasks(txn, sql + " ORDER BY t.updated_at", params);
+}
+
+Result<std::vector<HeldTask>> ListTasksOfLostAgentsForInbox(Txn& txn, int64_t now_ms,
+                                                            const std::string& project_id,
+                                                            const std::string& run_id) {
+  std::vector<SqlValue> params = {SqlInt(now_ms)};
+  std::string sql =
+      "SELECT t.lease_owner, COALESCE(a.status, ''), t.lease_expires_at, t.id, t.title, "
+      "t.run_id, r.title, r.profile FROM tasks t LEFT JOIN agents a ON a.id = t.lease_owner "
+      "LEFT JOIN runs r ON r.id = t.run_id WHERE t.status = 'in_progress' AND t.lease_owner IS "
+      "NOT NULL AND (a.status = 'lost' OR t.lease_expires_at < ?)";
+  if (!project_id.empty()) {
+    sql += " AND t.project_id = ?";
+    params.push_back(SqlText(project_id));
+  }
+  if (!run_id.empty()) {
+    sql += " AND t.run_id = ?";
+    params.push_back(SqlText(run_id));
+  }
   ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT status, COUNT(*) FROM tasks WHERE run_id = ? "
-                             "GROUP BY status ORDER BY status",
-                             {SqlText(run_id)}));
-  std::vector<TaskStatusCount> counts;
-  counts.reserve(rows.size());
-  for (const Row& r : rows) counts.push_back({.status = r.Str(0), .count = r.Int(1)});
-  return counts;
+                   txn.Query(sql + " ORDER BY t.lease_owner, t.lease_expires_at, t.id", params));
+  std::vector<HeldTask> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) {
+    out.push_back(
+        {.lease_owner = r.Str(0),
+         .agent_status = r.Str(1),
+         .lease_expires_at = r.IsNull(2) ? std::nullopt : std::optional<int64_t>(r.Int(2)),
+         .id = r.Str(3),
+         .title = r.Str(4),
+         .run = RunLabelAt(r, 5)});
+  }
+  return out;
+}
+
+Result<int64_t> CountAllTaskRows(Txn& txn) {
+  ASSIGN_OR_RETURN(Row r, txn.QueryOne("SELECT COUNT(*) FROM tasks", {}, "tasks"));
+  return r.Int(0);
+}
+
+// h19-ledger-profiles:
+
+Result<std::vector<TaskLeaseForReplay>> ListTaskLeasesForReplay(Txn& txn) {
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      txn.Query("SELECT id, status, lease_owner, lease_epoch, lease_expires_at, run_id "
+                "FROM tasks ORDER BY id",
+                {}));
+  std::vector<TaskLeaseForReplay> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) {
+    out.push_back({.id = r.Str(0),
+                   .status = r.Str(1),
+                   .lease_owner = TextOrNone(r, 2),
+                   .lease_epoch = r.at(3),
+                   .lease_expires_at = r.at(4),
+                   .run_id = TextOrNone(r, 5)});
+  }
+  return out;
+}
+
+namespace {
+
+Result<std::vector<std::string>> FirstColumnTexts(Txn& txn, std::string_view sql,
+                                                  SqlParams params) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  std::vector<std::string> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back(r.Str(0));
+  return out;
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> ListSgaiTodoIds(Txn& txn, const std::string& run_id,
                                                  const std::string& kind,
                                                  const std::optional<std::string>& assignee) {
@@ -556,107 +677,6 @@ Status RetitleStigmergyItem(Txn& txn, const std::string& id, const std::string& 
           "WHERE id = ?",
           {SqlText(title), SqlText(now), SqlText(id)})
       .status();
-}  // namespace
-
-Status UpdateImportedTaskRow(Txn& txn, const std::string& id, const ImportedTaskFields& fields) {
-  std::vector<SqlValue> values = ImportedTaskValues(fields);
-  values.push_back(SqlText(id));
-  return txn
-      .Exec(
-          "UPDATE tasks SET title = ?, body = ?, status = ?, priority = ?, "
-          "position = ?, assignee = ?, attempts = ?, board_column = ?, "
-          "result = ?, meta = ?, updated_at = ?, version = version + 1 "
-          "WHERE id = ?",
-          values)
-      .status();
-}
-
-Status InsertImportedTaskRow(Txn& txn, const ImportedTaskIdentity& t,
-                             const ImportedTaskFields& fields) {
-  std::vector<SqlValue> insert = {
-      SqlText(t.id),        SqlText(t.run_id),  SqlTextOrNull(t.project_id), SqlText(t.kind),
-      SqlTextOrNull(t.key), SqlText(t.machine), SqlText(t.created_at)};
-  std::vector<SqlValue> values = ImportedTaskValues(fields);
-  insert.insert(insert.end(), values.begin(), values.end());
-  return txn
-      .Exec(
-          "INSERT INTO tasks (id, run_id, project_id, kind, key, machine, created_at, "
-          "title, body, status, priority, position, assignee, attempts, board_column, "
-          "result, meta, updated_at, version) VALUES "
-          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
-          insert)
-      .status();
-}
-
-Status SetImportedTaskParent(Txn& txn, const std::string& id, const std::string& parent_id) {
-  return txn.Exec("UPDATE tasks SET parent_id = ? WHERE id = ?", {SqlText(parent_id), SqlText(id)})
-      .status();
-}
-
-Result<std::vector<InboxTask>> ListStoriesAwaitingVerificationForInbox(Txn& txn,
-                                                                       const InboxScope& scope) {
-  std::vector<SqlValue> params;
-  const std::string where = InboxScopeSql(scope, "r", params);
-  return QueryInboxTasks(txn,
-                         "SELECT t.key, t.title, t.updated_at, t.version, t.assignee, t.run_id, "
-                         "r.title, r.profile FROM tasks t JOIN runs r ON r.id = t.run_id WHERE "
-                         "r.profile = 'stigmergy' AND t.kind = 'story' AND t.status = "
-                         "'AWAITING_VERIFICATION'" +
-                             where + " ORDER BY t.updated_at",
-                         params);
-}
-
-Result<std::vector<InboxTask>> ListBoardColumnCardsForInbox(Txn& txn, const std::string& board_id,
-                                                            const std::string& column_id,
-                                                            const std::string& run_id) {
-  std::vector<SqlValue> params = {SqlText(board_id), SqlText(column_id)};
-  std::string sql =
-      "SELECT t.id, t.title, t.updated_at, t.version, t.assignee, t.run_id, r.title, r.profile "
-      "FROM tasks t LEFT JOIN runs r ON r.id = t.run_id WHERE t.board_id = ? AND "
-      "t.board_column = ? AND t.status NOT IN ('done', 'cancelled')";
-  if (!run_id.empty()) {
-    sql += " AND t.run_id = ?";
-    params.push_back(SqlText(run_id));
-  }
-  return QueryInboxTasks(txn, sql + " ORDER BY t.updated_at", params);
-}
-
-Result<std::vector<HeldTask>> ListTasksOfLostAgentsForInbox(Txn& txn, int64_t now_ms,
-                                                            const std::string& project_id,
-                                                            const std::string& run_id) {
-  std::vector<SqlValue> params = {SqlInt(now_ms)};
-  std::string sql =
-      "SELECT t.lease_owner, COALESCE(a.status, ''), t.lease_expires_at, t.id, t.title, "
-      "t.run_id, r.title, r.profile FROM tasks t LEFT JOIN agents a ON a.id = t.lease_owner "
-      "LEFT JOIN runs r ON r.id = t.run_id WHERE t.status = 'in_progress' AND t.lease_owner IS "
-      "NOT NULL AND (a.status = 'lost' OR t.lease_expires_at < ?)";
-  if (!project_id.empty()) {
-    sql += " AND t.project_id = ?";
-    params.push_back(SqlText(project_id));
-  }
-  if (!run_id.empty()) {
-    sql += " AND t.run_id = ?";
-    params.push_back(SqlText(run_id));
-  }
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query(sql + " ORDER BY t.lease_owner, t.lease_expires_at, t.id", params));
-  std::vector<HeldTask> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) {
-    out.push_back(
-        {.lease_owner = r.Str(0),
-         .agent_status = r.Str(1),
-         .lease_expires_at = r.IsNull(2) ? std::nullopt : std::optional<int64_t>(r.Int(2)),
-         .id = r.Str(3),
-         .title = r.Str(4),
-         .run = RunLabelAt(r, 5)});
-  }
-  return out;
-}
-
-Result<int64_t> CountAllTaskRows(Txn& txn) {
-  ASSIGN_OR_RETURN(Row r, txn.QueryOne("SELECT COUNT(*) FROM tasks", {}, "tasks"));
-  return r.Int(0);
 }
 
 }  // namespace baton

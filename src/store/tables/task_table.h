@@ -66,6 +66,7 @@ Status RenewTaskLease(Txn& txn, Task& task, int64_t expires_at_ms, const std::st
 Result<bool> TaskKeyExists(Txn& txn, const std::string& run_id, const std::string& kind,
                            const std::string& key);
 
+
 // h19-core-tasks:
 
 // A task's id and status, for the reads that need no more.
@@ -144,6 +145,10 @@ struct TaskStatusCount {
 Result<std::vector<TaskStatusCount>> CountTasksByStatus(Txn& txn, const TaskScope& scope,
                                                         const std::string& agent);
 
+// How many tasks run "run_id" has in each status, by status
+// (assigned_elsewhere is not counted).
+Result<std::vector<TaskStatusCount>> CountRunTasksByStatus(Txn& txn, const std::string& run_id);
+
 // The ids of the tasks in "status" whose lease "owner" holds, by id.
 Result<std::vector<std::string>> LeasedTaskIds(Txn& txn, const std::string& owner,
                                                const std::string& status);
@@ -155,6 +160,7 @@ Result<std::vector<TaskIdStatus>> TasksHeldOrAssigned(Txn& txn, const std::strin
 // each once, by id.
 Result<std::vector<std::string>> LeaseOwnersInStatus(Txn& txn, const std::string& agent_status,
                                                      const std::string& task_status);
+
 // h19-coord:
 
 // The ids of run "run_id"'s tasks in "status", by id.
@@ -188,14 +194,81 @@ Result<std::vector<BoardPlacement>> ListBoardPlacements(Txn& txn, const std::str
 
 // The ids of board "board_id"'s tasks, by id.
 Result<std::vector<std::string>> ListBoardTaskIds(Txn& txn, const std::string& board_id);
-// h19-core-runs:
 
-// How many tasks run "run_id" has in each status, by status.
-struct TaskStatusCount {
+// h19-interchange:
+
+// run.import: what a file says of a task, written over a stored task or
+// into a new one. "result" null stores NULL; "meta" is stored as canonical
+// JSON.
+struct ImportedTaskFields {
+  std::string title;
+  std::string body;
   std::string status;
-  int64_t count = 0;
+  int64_t priority = 0;
+  int64_t position = 0;
+  std::optional<std::string> assignee;
+  int64_t attempts = 0;
+  std::optional<std::string> board_column;
+  Json result;
+  Json meta;
+  std::string updated_at;
 };
-Result<std::vector<TaskStatusCount>> CountRunTasksByStatus(Txn& txn, const std::string& run_id);
+// Writes "fields" over task "id" and bumps its version.
+Status UpdateImportedTaskRow(Txn& txn, const std::string& id, const ImportedTaskFields& fields);
+// A new task "id" of run "run_id" at version 1; "project_id" "" and "key"
+// "" store NULL.
+struct ImportedTaskIdentity {
+  std::string id;
+  std::string run_id;
+  std::string project_id;
+  std::string kind;
+  std::string key;
+  std::string machine;
+  std::string created_at;
+};
+Status InsertImportedTaskRow(Txn& txn, const ImportedTaskIdentity& identity,
+                             const ImportedTaskFields& fields);
+// Task "id" is a child of "parent_id".
+Status SetImportedTaskParent(Txn& txn, const std::string& id, const std::string& parent_id);
+
+// A task as an inbox item shows it, with its run when it has one.
+struct InboxTask {
+  std::string id;  // the story's key for ListStoriesAwaitingVerificationForInbox
+  std::string title;
+  std::string updated_at;
+  int64_t version = 0;
+  std::optional<std::string> assignee;
+  std::optional<RunLabel> run;
+};
+// inbox.list: Stigmergy stories awaiting verification within "scope",
+// oldest update first ("id" holds each story's key).
+Result<std::vector<InboxTask>> ListStoriesAwaitingVerificationForInbox(Txn& txn,
+                                                                       const InboxScope& scope);
+// inbox.list: the open tasks (neither done nor cancelled) in column
+// "column_id" of board "board_id" (only run "run_id"'s when it is not ""),
+// oldest update first.
+Result<std::vector<InboxTask>> ListBoardColumnCardsForInbox(Txn& txn, const std::string& board_id,
+                                                            const std::string& column_id,
+                                                            const std::string& run_id);
+
+// inbox.list: tasks in progress whose lease holder is marked lost or whose
+// lease ended before "now_ms", by holder, then lease end, then id; only
+// project "project_id" and run "run_id" when those are not "".
+struct HeldTask {
+  std::string lease_owner;
+  std::string agent_status;  // "" when the holder is not a registered agent
+  std::optional<int64_t> lease_expires_at;
+  std::string id;
+  std::string title;
+  std::optional<RunLabel> run;
+};
+Result<std::vector<HeldTask>> ListTasksOfLostAgentsForInbox(Txn& txn, int64_t now_ms,
+                                                            const std::string& project_id,
+                                                            const std::string& run_id);
+
+// baton status: how many tasks the store holds.
+Result<int64_t> CountAllTaskRows(Txn& txn);
+
 // h19-ledger-profiles:
 
 // What `baton verify --deep` compares of a task with its events
@@ -271,79 +344,6 @@ Result<int64_t> CountStigmergyIssues(Txn& txn, const std::string& run_id);
 // The manifest renames item "id" to "title".
 Status RetitleStigmergyItem(Txn& txn, const std::string& id, const std::string& title,
                             const std::string& now);
-// h19-interchange:
-
-// run.import: what a file says of a task, written over a stored task or
-// into a new one. "result" null stores NULL; "meta" is stored as canonical
-// JSON.
-struct ImportedTaskFields {
-  std::string title;
-  std::string body;
-  std::string status;
-  int64_t priority = 0;
-  int64_t position = 0;
-  std::optional<std::string> assignee;
-  int64_t attempts = 0;
-  std::optional<std::string> board_column;
-  Json result;
-  Json meta;
-  std::string updated_at;
-};
-// Writes "fields" over task "id" and bumps its version.
-Status UpdateImportedTaskRow(Txn& txn, const std::string& id, const ImportedTaskFields& fields);
-// A new task "id" of run "run_id" at version 1; "project_id" "" and "key"
-// "" store NULL.
-struct ImportedTaskIdentity {
-  std::string id;
-  std::string run_id;
-  std::string project_id;
-  std::string kind;
-  std::string key;
-  std::string machine;
-  std::string created_at;
-};
-Status InsertImportedTaskRow(Txn& txn, const ImportedTaskIdentity& identity,
-                             const ImportedTaskFields& fields);
-// Task "id" is a child of "parent_id".
-Status SetImportedTaskParent(Txn& txn, const std::string& id, const std::string& parent_id);
-
-// A task as an inbox item shows it, with its run when it has one.
-struct InboxTask {
-  std::string id;  // the story's key for ListStoriesAwaitingVerificationForInbox
-  std::string title;
-  std::string updated_at;
-  int64_t version = 0;
-  std::optional<std::string> assignee;
-  std::optional<RunLabel> run;
-};
-// inbox.list: Stigmergy stories awaiting verification within "scope",
-// oldest update first ("id" holds each story's key).
-Result<std::vector<InboxTask>> ListStoriesAwaitingVerificationForInbox(Txn& txn,
-                                                                       const InboxScope& scope);
-// inbox.list: the open tasks (neither done nor cancelled) in column
-// "column_id" of board "board_id" (only run "run_id"'s when it is not ""),
-// oldest update first.
-Result<std::vector<InboxTask>> ListBoardColumnCardsForInbox(Txn& txn, const std::string& board_id,
-                                                            const std::string& column_id,
-                                                            const std::string& run_id);
-
-// inbox.list: tasks in progress whose lease holder is marked lost or whose
-// lease ended before "now_ms", by holder, then lease end, then id; only
-// project "project_id" and run "run_id" when those are not "".
-struct HeldTask {
-  std::string lease_owner;
-  std::string agent_status;  // "" when the holder is not a registered agent
-  std::optional<int64_t> lease_expires_at;
-  std::string id;
-  std::string title;
-  std::optional<RunLabel> run;
-};
-Result<std::vector<HeldTask>> ListTasksOfLostAgentsForInbox(Txn& txn, int64_t now_ms,
-                                                            const std::string& project_id,
-                                                            const std::string& run_id);
-
-// baton status: how many tasks the store holds.
-Result<int64_t> CountAllTaskRows(Txn& txn);
 
 }  // namespace baton
 

@@ -63,7 +63,7 @@ Result<std::optional<TokenHolder>> FindLiveTokenHolder(Txn& txn, const std::stri
   return std::optional<TokenHolder>(TokenHolder{.agent_id = rows[0].Str(0),
                                                 .role = rows[0].Str(1),
                                                 .grants = GrantsFromText(rows[0].Str(2))});
-namespace baton {
+}
 
 // h19-ledger-profiles:
 

@@ -3,9 +3,6 @@
 // The tokens table: bearer tokens for HTTP callers (engine/core/tokens.h),
 // typed as model/token.h's Token. Only a secret's SHA-256 ("hash") is
 // stored; it is written once and looked up, never read back. Portable SQL.
-// The tokens table: bearer tokens for HTTP callers, stored hashed, each
-// with its holder (agent_id), role, grants and whether it was revoked.
-// Portable SQL (? placeholders), so a second backend runs it as is.
 
 #ifndef BATON_SRC_STORE_TABLES_TOKEN_TABLE_H_
 #define BATON_SRC_STORE_TABLES_TOKEN_TABLE_H_
@@ -15,9 +12,6 @@
 #include <vector>
 
 #include "model/token.h"
-#include <string>
-#include <vector>
-
 #include "store/store.h"
 
 namespace baton {
@@ -42,6 +36,7 @@ struct TokenHolder {
 };
 // The holder of the live (not revoked) token whose secret hashes to "hash", if any.
 Result<std::optional<TokenHolder>> FindLiveTokenHolder(Txn& txn, const std::string& hash);
+
 // h19-ledger-profiles:
 
 // What `baton verify --deep` compares of a token with its events

@@ -2,11 +2,6 @@
 //
 // The usage table: what each step of a run cost (money and tokens), by
 // agent and model, as the profiles record it. Portable SQL.
-// The usage table: what an agent's model calls cost a run, one row per
-// report (cost and token counts, by agent, model, step and session).
-// Portable SQL (? placeholders, RETURNING), so a second backend runs it as is.
-// The usage table: what each model call of a run cost, in money and
-// tokens, by agent, model, step and session. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_USAGE_TABLE_H_
 #define BATON_SRC_STORE_TABLES_USAGE_TABLE_H_
@@ -25,11 +20,17 @@ struct UsageSum {
   std::string agent;
   std::string model;
   int64_t steps = 0;
-// h19-ledger-profiles:
+  double cost = 0;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t reasoning_tokens = 0;
+  int64_t cache_read_tokens = 0;
+  int64_t cache_write_tokens = 0;
+};
 
-// One usage report, as sgai.usage.add records it.
-struct SgaiUsage {
-  std::string run_id;
+// Run "run_id"'s usage summed per agent and model, by agent then model.
+Result<std::vector<UsageSum>> SumRunUsage(Txn& txn, const std::string& run_id);
+
 // h19-interchange:
 
 // One usage record as a run image carries it (run.export reads it with its
@@ -46,14 +47,6 @@ struct ExportedUsage {
   int64_t reasoning_tokens = 0;
   int64_t cache_read_tokens = 0;
   int64_t cache_write_tokens = 0;
-};
-
-// Run "run_id"'s usage summed per agent and model, by agent then model.
-Result<std::vector<UsageSum>> SumRunUsage(Txn& txn, const std::string& run_id);
-  std::string created_at;
-};
-// Inserts "usage"; returns the row's seq.
-Result<int64_t> InsertSgaiUsageRow(Txn& txn, const SgaiUsage& usage);
   std::string created_at;
 };
 
@@ -62,6 +55,26 @@ Result<std::vector<ExportedUsage>> ExportRunUsageRows(Txn& txn, const std::strin
 
 // run.import: "usage" recorded for run "run_id" (its seq is the store's).
 Status InsertImportedUsage(Txn& txn, const std::string& run_id, const ExportedUsage& usage);
+
+// h19-ledger-profiles:
+
+// One usage report, as sgai.usage.add records it.
+struct SgaiUsage {
+  std::string run_id;
+  std::string agent;
+  std::string model;
+  std::string step_id;
+  std::string session_id;
+  double cost = 0;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  int64_t reasoning_tokens = 0;
+  int64_t cache_read_tokens = 0;
+  int64_t cache_write_tokens = 0;
+  std::string created_at;
+};
+// Inserts "usage"; returns the row's seq.
+Result<int64_t> InsertSgaiUsageRow(Txn& txn, const SgaiUsage& usage);
 
 }  // namespace baton
 

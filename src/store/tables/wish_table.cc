@@ -43,6 +43,8 @@ Status DeleteWishRow(Txn& txn, const std::string& project_key, const std::string
       .Exec("DELETE FROM wishes WHERE project_key = ? AND slug = ?",
             {SqlText(project_key), SqlText(slug)})
       .status();
+}
+
 // h19-interchange:
 
 Result<bool> InsertImportedWish(Txn& txn, const ImportedWish& w) {

@@ -4,9 +4,6 @@
 // naming its run (whose group tasks are the wish's execution groups), the
 // WISH.md it came from and the signature of its group structure.
 // Portable SQL (? placeholders), so a second backend runs it as is.
-// The wishes table: Genie wishes, each a run registered under its slug
-// within a project, with the wish file and its groups' signature. Portable
-// SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_WISH_TABLE_H_
 #define BATON_SRC_STORE_TABLES_WISH_TABLE_H_
@@ -39,6 +36,7 @@ Status InsertWishRow(Txn& txn, const WishRow& wish);
 
 // Forgets the wish "slug" of "project_key" (its run stays).
 Status DeleteWishRow(Txn& txn, const std::string& project_key, const std::string& slug);
+
 // h19-interchange:
 
 // run.import: registers run "run_id" as the wish "slug" of "project_key";
