@@ -2,7 +2,7 @@
 // Known lists become tables of their most useful columns; anything else is
 // an outline: "key: value" lines, nested objects indented under their key,
 // lists of objects as tables of their scalar fields. No line is JSON
-// (--output json is for that; tests/cli_text_test.cc checks every operation).
+// (--output json is for that; tests/cli/cli_text_test.cc checks every operation).
 
 #include <algorithm>
 #include <sstream>

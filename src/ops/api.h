@@ -51,7 +51,7 @@ struct ApiOptions {
   // agent has been silent). Null: the system clock. Waits (mail.wait,
   // question.wait) keep the system clock: they sleep on it.
   const TimeSource* time = nullptr;
-  // Wraps the store when it is opened (tests: tests/fault_store.h makes
+  // Wraps the store when it is opened (tests: tests/testing/fault_store.h makes
   // commits fail on purpose). Unset: the store as opened.
   std::function<std::unique_ptr<Store>(std::unique_ptr<Store>)> wrap_store;
 

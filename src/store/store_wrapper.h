@@ -3,7 +3,7 @@
 // Forwarding implementations of the three classes of store.h, as leveldb's
 // EnvWrapper is of Env (STYLE.md rule 3): each owns the object it wraps and
 // passes every virtual call through to it unchanged, so a subclass overrides
-// only what it changes — a test's fault injection (tests/fault_store.h), a
+// only what it changes — a test's fault injection (tests/testing/fault_store.h), a
 // counter, a trace.
 //
 //   StoreWrapper       Connect() and info() go to the wrapped Store.

@@ -16,7 +16,7 @@ namespace baton {
 int64_t NowMillis();
 
 // Where the engine's "now" comes from: the system clock, or in tests a clock
-// that moves only when told (FakeTime in tests/test_util.h), so that a lease can
+// that moves only when told (FakeTime in tests/testing/test_env.h), so that a lease can
 // expire without anyone sleeping. Implementations are thread-safe.
 class TimeSource {
  public:

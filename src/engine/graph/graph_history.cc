@@ -11,6 +11,8 @@
 #include "engine/ledger/ledger.h"
 #include "model/graph_def.h"
 #include "model/graph_delta.h"
+#include "store/tables/graph_checkpoint_table.h"
+#include "store/tables/graph_definition_table.h"
 #include "util/clock.h"
 
 namespace baton {
@@ -41,7 +43,7 @@ Result<std::vector<Json>> Replay(const std::string& run_id, const std::vector<Ch
 
 Result<Json> Compact(OpContext& ctx, const std::string& run_id, int64_t keep_last,
                      int64_t older_than_ms) {
-  ASSIGN_OR_RETURN(std::vector<Checkpoint> cps, LoadCheckpoints(ctx.txn, run_id));
+  ASSIGN_OR_RETURN(std::vector<Checkpoint> cps, LoadGraphCheckpoints(ctx.txn, run_id));
   Json report = {{"run", run_id}, {"removed", 0}, {"kept", cps.size()}, {"bytes_before", 0},
                  {"bytes_after", 0}};
   if (cps.empty()) return report;
@@ -96,10 +98,7 @@ Result<Json> Compact(OpContext& ctx, const std::string& run_id, int64_t keep_las
   for (size_t i = 0; i < cps.size(); ++i) {
     const Checkpoint& c = cps[i];
     if (!keep[i]) {
-      RETURN_IF_ERROR(ctx.txn
-                          .Exec("DELETE FROM graph_checkpoints WHERE run_id = ? AND seq = ?",
-                                {SqlText(run_id), SqlInt(c.seq)})
-                          .status());
+      RETURN_IF_ERROR(DeleteGraphCheckpoint(ctx.txn, run_id, c.seq));
       ++removed;
       folded += 1 + c.folded;
       continue;
@@ -109,16 +108,9 @@ Result<Json> Compact(OpContext& ctx, const std::string& run_id, int64_t keep_las
       // since the kept one before it.
       Json base = previous == nullptr ? states[i] : Json();
       Json delta = previous == nullptr ? Json() : GraphStateDelta(*previous, states[i]);
-      const std::string base_text = base.is_null() ? "" : CanonicalJson(base);
-      const std::string delta_text = delta.is_null() ? "" : CanonicalJson(delta);
-      RETURN_IF_ERROR(ctx.txn
-                          .Exec("UPDATE graph_checkpoints SET base = ?, delta = ?, folded = ? "
-                                "WHERE run_id = ? AND seq = ?",
-                                {base.is_null() ? SqlNull() : SqlText(base_text),
-                                 delta.is_null() ? SqlNull() : SqlText(delta_text),
-                                 SqlInt(c.folded + folded), SqlText(run_id), SqlInt(c.seq)})
-                          .status());
-      bytes_after += base_text.size() + delta_text.size();
+      ASSIGN_OR_RETURN(const size_t bytes, RewriteGraphCheckpointState(ctx.txn, run_id, c.seq, base,
+                                                                       delta, c.folded + folded));
+      bytes_after += bytes;
     } else {
       bytes_after += c.bytes;
     }
@@ -148,7 +140,6 @@ using graph_internal::CheckUserKeys;
 using graph_internal::Compact;
 using graph_internal::GraphMeta;
 using graph_internal::InsertWholeCheckpoint;
-using graph_internal::LoadCheckpoints;
 using graph_internal::LoadGraphRun;
 using graph_internal::Replay;
 using graph_internal::StoreGraphRun;
@@ -159,7 +150,7 @@ Json CheckpointJson(const Checkpoint& c) {
           {"outcome", c.outcome},   {"attempt", c.attempt},
           {"next", c.next},         {"whole", !c.base.is_null()},
           {"folded", c.folded},     {"duration_ms", c.duration_ms},
-          {"event_seq", c.event_seq}, {"bytes", c.bytes},
+          {"event_seq", c.event_seq ? Json(*c.event_seq) : Json()}, {"bytes", c.bytes},
           {"created_at", c.created_at}};
 }
 
@@ -178,7 +169,7 @@ Json StateJson(const Json& state) {
 Result<Json> ListGraphCheckpoints(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
   RETURN_IF_ERROR(LoadGraphRun(ctx.txn, id).status());
-  ASSIGN_OR_RETURN(std::vector<Checkpoint> cps, LoadCheckpoints(ctx.txn, id));
+  ASSIGN_OR_RETURN(std::vector<Checkpoint> cps, LoadGraphCheckpoints(ctx.txn, id));
   std::vector<Json> states;
   const bool with_state = in.value("with_state", false);
   if (with_state) {
@@ -199,7 +190,7 @@ Result<Json> ShowGraphCheckpoint(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
   const int64_t seq = in.at("seq").get<int64_t>();
   RETURN_IF_ERROR(LoadGraphRun(ctx.txn, id).status());
-  ASSIGN_OR_RETURN(std::vector<Checkpoint> cps, LoadCheckpoints(ctx.txn, id));
+  ASSIGN_OR_RETURN(std::vector<Checkpoint> cps, LoadGraphCheckpoints(ctx.txn, id));
   auto it = std::find_if(cps.begin(), cps.end(), [&](const Checkpoint& c) { return c.seq >= seq; });
   if (it == cps.end() || it->seq != seq) {
     std::string have;
@@ -285,12 +276,11 @@ Result<Json> ShowGraphDefinition(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
   ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
   Json definition = GraphMeta(run).value("definition", Json::object());
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   ctx.txn.Query("SELECT text FROM graph_definitions WHERE hash = ?",
-                                 {SqlText(Str(definition, "hash"))}));
-  if (rows.empty()) return DataLossError("run " + id + ": its definition's text is not in the store");
+  ASSIGN_OR_RETURN(std::optional<std::string> text,
+                   LoadGraphDefinitionText(ctx.txn, Str(definition, "hash")));
+  if (!text) return DataLossError("run " + id + ": its definition's text is not in the store");
   definition["run"] = id;
-  definition["text"] = rows[0].Str(0);
+  definition["text"] = std::move(*text);
   return definition;
 }
 

@@ -17,6 +17,8 @@
 #include "formats/graph_format.h"
 #include "model/graph_def.h"
 #include "model/graph_delta.h"
+#include "store/tables/graph_checkpoint_table.h"
+#include "store/tables/graph_definition_table.h"
 #include "util/clock.h"
 #include "util/subprocess.h"
 
@@ -94,25 +96,10 @@ static void SetState(Json& run, Json state) {
 }
 
 
-static Status InsertCheckpoint(OpContext& ctx, const std::string& run_id, const Checkpoint& c) {
-  return ctx.txn
-      .Exec("INSERT INTO graph_checkpoints (run_id, seq, node, outcome, attempt, next_node, base, "
-            "delta, folded, duration_ms, event_seq, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-            "?, ?, ?, ?)",
-            {SqlText(run_id), SqlInt(c.seq), SqlText(c.node), SqlText(c.outcome),
-             SqlInt(c.attempt), SqlText(c.next),
-             c.base.is_null() ? SqlNull() : SqlText(CanonicalJson(c.base)),
-             c.delta.is_null() ? SqlNull() : SqlText(CanonicalJson(c.delta)), SqlInt(c.folded),
-             SqlInt(c.duration_ms),
-             c.event_seq.is_number_integer() ? SqlInt(c.event_seq.get<int64_t>()) : SqlNull(),
-             SqlText(ctx.now)})
-      .status();
-}
-
 // A checkpoint holding the run's whole state: where a run starts, is
 // reset, or is forked from another.
 Status InsertWholeCheckpoint(OpContext& ctx, const Json& run, int64_t seq, const std::string& outcome,
-                             const std::string& next, Json event_seq) {
+                             const std::string& next, std::optional<int64_t> event_seq) {
   Checkpoint c;
   c.seq = seq;
   c.outcome = outcome;
@@ -120,40 +107,7 @@ Status InsertWholeCheckpoint(OpContext& ctx, const Json& run, int64_t seq, const
   c.next = next;
   c.base = StateOf(run);
   c.event_seq = event_seq;
-  return InsertCheckpoint(ctx, run["id"].get<std::string>(), c);
-}
-
-static Result<Json> ParseColumn(const Row& r, size_t i, const std::string& what) {
-  if (r.IsNull(i)) return Json();
-  return ParseJson(r.Str(i), what);
-}
-
-Result<std::vector<Checkpoint>> LoadCheckpoints(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT seq, node, outcome, attempt, next_node, base, delta, folded, "
-                             "duration_ms, event_seq, created_at FROM graph_checkpoints WHERE "
-                             "run_id = ? ORDER BY seq",
-                             {SqlText(run_id)}));
-  std::vector<Checkpoint> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) {
-    Checkpoint c;
-    c.seq = r.Int(0);
-    c.node = r.Str(1);
-    c.outcome = r.Str(2);
-    c.attempt = r.Int(3);
-    c.next = r.Str(4);
-    const std::string where = "graph checkpoint " + run_id + "#" + std::to_string(c.seq);
-    ASSIGN_OR_RETURN(c.base, ParseColumn(r, 5, where + " base"));
-    ASSIGN_OR_RETURN(c.delta, ParseColumn(r, 6, where + " delta"));
-    c.bytes = (r.IsNull(5) ? 0 : r.Str(5).size()) + (r.IsNull(6) ? 0 : r.Str(6).size());
-    c.folded = r.Int(7);
-    c.duration_ms = r.Int(8);
-    c.event_seq = r.IsNull(9) ? Json() : Json(r.Int(9));
-    c.created_at = r.Str(10);
-    out.push_back(std::move(c));
-  }
-  return out;
+  return InsertGraphCheckpoint(ctx.txn, run["id"].get<std::string>(), c, ctx.now);
 }
 
 // Whether the process "runner" names may still be running the run: on this
@@ -245,12 +199,8 @@ static Result<Json> StoreDefinition(OpContext& ctx, Json definition) {
       return InvalidArgumentError(std::string("definition.") + key + ": must be a string");
     }
   }
-  RETURN_IF_ERROR(ctx.txn
-                      .Exec("INSERT INTO graph_definitions (hash, text, created_at) VALUES (?, ?, ?) "
-                            "ON CONFLICT (hash) DO NOTHING",
-                            {SqlText(hash), SqlText(definition["text"].get<std::string>()),
-                             SqlText(ctx.now)})
-                      .status());
+  RETURN_IF_ERROR(
+      KeepGraphDefinition(ctx.txn, hash, definition["text"].get<std::string>(), ctx.now));
   definition.erase("text");
   return definition;
 }
@@ -318,13 +268,10 @@ using graph_internal::Compact;
 using graph_internal::EndNodeProcesses;
 using graph_internal::GraphMeta;
 using graph_internal::History;
-using graph_internal::InsertCheckpoint;
 using graph_internal::InsertWholeCheckpoint;
-using graph_internal::LoadCheckpoints;
 using graph_internal::LoadGraphRun;
 using graph_internal::MoveStatus;
 using graph_internal::NewRunner;
-using graph_internal::ParseColumn;
 using graph_internal::RunnerMayBeAlive;
 using graph_internal::RunnerName;
 using graph_internal::SetState;
@@ -452,7 +399,7 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
   c.delta = std::move(delta);
   c.duration_ms = in.value("duration_ms", int64_t{0});
   c.event_seq = event;
-  RETURN_IF_ERROR(InsertCheckpoint(ctx, id, c));
+  RETURN_IF_ERROR(InsertGraphCheckpoint(ctx.txn, id, c, ctx.now));
 
   g["attempt"] = 0;
   run["cursor"] = next;
@@ -566,13 +513,12 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
   if (!run["cursor_index"].is_number_integer()) run["cursor_index"] = 1;  // an imported run
   if (!g.contains("entry")) g["entry"] = in.at("nodes").empty() ? Json(cursor) : in["nodes"][0];
   if (!g.contains("initial")) g["initial"] = run["context"];
-  ASSIGN_OR_RETURN(std::vector<Row> any,
-                   ctx.txn.Query("SELECT COUNT(*) FROM graph_checkpoints WHERE run_id = ?", {SqlText(id)}));
-  if (any[0].Int(0) == 0) {
+  ASSIGN_OR_RETURN(const bool any, HasGraphCheckpoints(ctx.txn, id));
+  if (!any) {
     // A run baton did not start (imported from a .graph-state file) gets
     // its first checkpoint: the state it holds now.
     RETURN_IF_ERROR(InsertWholeCheckpoint(ctx, run, run["cursor_index"].get<int64_t>() - 1, "start",
-                                          cursor, Json()));
+                                          cursor, std::nullopt));
   }
   g.erase("last_error");
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));

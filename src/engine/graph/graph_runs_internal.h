@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/ledger/op_context.h"
+#include "model/graph_checkpoint.h"
 
 namespace baton::graph_internal {
 
@@ -33,25 +34,14 @@ Status StoreGraphRun(OpContext& ctx, const Json& run);
 // under kGraphHistoryKey (model/graph_delta.h).
 Json StateOf(const Json& run);
 
-struct Checkpoint {
-  int64_t seq = 0;
-  std::string node, outcome, next;
-  int64_t attempt = 1;
-  Json base;   // null unless this checkpoint holds the whole state
-  Json delta;  // null for a base
-  int64_t folded = 0;
-  int64_t duration_ms = 0;
-  Json event_seq;
-  std::string created_at;
-  size_t bytes = 0;  // what its state takes in the store
-};
+using Checkpoint = GraphCheckpoint;
 
-// A run's checkpoints, oldest first.
-Result<std::vector<Checkpoint>> LoadCheckpoints(Txn& txn, const std::string& run_id);
+
 // A checkpoint holding the run's whole state: where a run starts, is reset,
 // or is forked from another.
 Status InsertWholeCheckpoint(OpContext& ctx, const Json& run, int64_t seq,
-                             const std::string& outcome, const std::string& next, Json event_seq);
+                             const std::string& outcome, const std::string& next,
+                             std::optional<int64_t> event_seq);
 // The state after each of "cps" (replayed from the first, which is a base)
 // for which "want" is true (all when "want" is empty); null for the others,
 // so that memory holds only the states asked for.

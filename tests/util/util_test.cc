@@ -6,7 +6,7 @@
 #include <fstream>
 #include <thread>
 
-#include "test_util.h"
+#include "test_env.h"
 #include "util/atomic_file.h"
 #include "util/clock.h"
 #include "util/json_util.h"

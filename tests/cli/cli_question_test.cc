@@ -8,7 +8,7 @@
 #include <chrono>
 #include <thread>
 
-#include "test_util.h"
+#include "test_env.h"
 #include "util/json_util.h"
 
 namespace baton {

@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_util.h"
+#include "test_env.h"
 #include "util/atomic_file.h"
 
 extern char** environ;

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <map>
 
-#include "test_util.h"
+#include "test_env.h"
 
 namespace baton {
 namespace {

@@ -1,4 +1,4 @@
-#include "test_util.h"
+#include "test_env.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -13,6 +13,8 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+
+#include "util/json_util.h"
 
 namespace baton::testing {
 
@@ -29,21 +31,6 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit,
-                             const TimeSource* time) {
-  ApiOptions options;
-  options.store.location = location;
-  options.group_commit = group_commit;
-  options.time = time;
-  options.validate_output = true;
-  Result<std::unique_ptr<Api>> api = Api::Open(options);
-  EXPECT_TRUE(api.ok()) << api.status().ToString();
-  if (!api.ok()) std::abort();
-  Status s = (*api)->EnsureStore();
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return std::move(api).value();
-}
-
 bool Eventually(const std::function<bool()>& done, int64_t timeout_ms) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (std::chrono::steady_clock::now() < deadline) {
@@ -51,28 +38,6 @@ bool Eventually(const std::function<bool()>& done, int64_t timeout_ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return done();
-}
-
-Json MustCall(Api& api, const std::string& op, const Json& input, const Actor& actor) {
-  Result<Json> r = api.Call(op, input, actor);
-  EXPECT_TRUE(r.ok()) << op << " " << DumpJson(input) << ": " << r.status().ToString();
-  return r.ok() ? *r : Json();
-}
-
-int64_t LedgerLength(Api& api) {
-  Result<Json> s = api.Call("store.status", Json::object(), Human());
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  return s.ok() ? (*s)["ledger"]["head_seq"].get<int64_t>() : -1;
-}
-
-Status Refused(Api& api, const std::string& op, const Json& input, StatusCode code,
-               const Actor& actor) {
-  const int64_t before = LedgerLength(api);
-  Result<Json> r = api.Call(op, input, actor);
-  EXPECT_FALSE(r.ok()) << op << " " << DumpJson(input) << " unexpectedly succeeded";
-  EXPECT_EQ(r.status().code(), code) << op << " " << DumpJson(input) << ": " << r.status().ToString();
-  EXPECT_EQ(LedgerLength(api), before) << op << " changed the ledger although refused";
-  return r.status();
 }
 
 std::string BatonBin() {

@@ -13,7 +13,7 @@
 #include <set>
 #include <thread>
 
-#include "test_util.h"
+#include "test_env.h"
 
 namespace baton {
 namespace {
@@ -146,7 +146,11 @@ TEST_F(ScenarioTest, KillNineLosesNoAcknowledgedChange) {
         }
       });
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    // The kill lands while batches are in flight, once enough were answered.
+    EXPECT_TRUE(testing::Eventually([&] {
+      std::lock_guard<std::mutex> lock(mu);
+      return acknowledged.size() > 200;
+    }, 60000));
     EXPECT_EQ(server.Signal(SIGKILL), 128 + SIGKILL);
     stop = true;
     for (auto& t : clients) t.join();

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_util.h"
+#include "test_env.h"
 #include "util/json_util.h"
 
 namespace baton {

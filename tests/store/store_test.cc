@@ -13,7 +13,7 @@
 
 #include "engine/ledger/writer.h"
 #include "store/migrations/migrations.h"
-#include "test_util.h"
+#include "test_env.h"
 
 namespace baton {
 namespace {

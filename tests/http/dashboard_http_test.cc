@@ -282,13 +282,17 @@ TEST_F(DashboardHttpTest, AReconnectingStreamGetsWhatItMissedOnceThenLiveEvents)
   httplib::Headers h = Bearer(server.secret());
   h.emplace("Last-Event-ID", "2");
   std::atomic<bool> wrote{false};
+  std::atomic<bool> replayed{false};
+  // The write comes once the stream has replayed what it missed, so that
+  // event 6 reaches it live.
   std::thread writer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    EXPECT_TRUE(Eventually([&] { return replayed.load(); }));
     Post(port, "/v1/ops/run.create", {{"profile", "baton"}, {"title", "live"}},
          Bearer(server.secret()));
     wrote = true;
   });
-  Stream s = ReadEvents(port, h, [](const std::string& t) {
+  Stream s = ReadEvents(port, h, [&](const std::string& t) {
+    if (t.find("id: 5\n") != std::string::npos) replayed = true;
     return t.find("id: 6\n") != std::string::npos;
   });
   writer.join();

@@ -1,22 +1,24 @@
-// File: test_util.h
+// File: test_env.h
 //
-// Helpers shared by the suites: temporary folders, an Api on a fresh store,
-// and running the built `baton` binary as a separate process.
+// What every suite may use, whatever layer it tests: temporary folders, a
+// clock a test moves, a bounded wait, and the built `baton` binary run as a
+// separate process (a store made, a server started, a token made) the way a
+// user runs it. Links only baton_util: a suite that drives the binary links
+// nothing of the engine.
 
-#ifndef BATON_TESTS_TEST_UTIL_H_
-#define BATON_TESTS_TEST_UTIL_H_
+#ifndef BATON_TESTS_TESTING_TEST_ENV_H_
+#define BATON_TESTS_TESTING_TEST_ENV_H_
 
 #include <sys/types.h>
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "ops/api.h"
 #include "util/clock.h"
+#include "util/json_util.h"  // the binary answers in JSON
 
 namespace baton::testing {
 
@@ -45,37 +47,9 @@ class FakeTime final : public TimeSource {
   std::atomic<int64_t> now_;  // read by the writer thread under group commit
 };
 
-// An Api on "location" (":memory:" or a file) whose operations read the
-// time from "time" (null: the system clock); aborts the test on failure.
-std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit = false,
-                             const TimeSource* time = nullptr);
-
-inline Actor Human() { return Actor{"alice", "human"}; }
-inline Actor Coordinator() { return Actor{"coord", "coordinator"}; }
-inline Actor Agent(const std::string& id = "coder") { return Actor{id, "agent"}; }
-// "a" holding every grant, as the user at the terminal does: for suites
-// whose callers run commands or name folders outside the store's project.
-inline Actor Granted(Actor a) {
-  a.grants = AllGrants();
-  return a;
-}
-
 // Polls "done" until it holds or "timeout_ms" has passed: a bound on a wait,
 // never a timing check. The result of the last poll.
 bool Eventually(const std::function<bool()>& done, int64_t timeout_ms = 10000);
-
-// Calls and asserts success, returning the result (null JSON on failure,
-// after recording a test failure naming the op and status).
-Json MustCall(Api& api, const std::string& op, const Json& input,
-              const Actor& actor = Human());
-
-// Number of ledger events in the store.
-int64_t LedgerLength(Api& api);
-
-// Calls "op" expecting it to fail with "code" and to leave the ledger as it
-// was (a refused call changes nothing); returns the status for more checks.
-Status Refused(Api& api, const std::string& op, const Json& input, StatusCode code,
-               const Actor& actor = Human());
 
 struct ProcessResult {
   int exit_code = -1;
@@ -126,4 +100,4 @@ ProcessResult RunShell(const std::string& command);
 
 }  // namespace baton::testing
 
-#endif  // BATON_TESTS_TEST_UTIL_H_
+#endif  // BATON_TESTS_TESTING_TEST_ENV_H_
