@@ -342,8 +342,7 @@ Status OnTaskStatusChanged(OpContext& ctx, const std::string& task_id, const std
 }
 
 Status ChangeTaskStatus(OpContext& ctx, const Json& task, const std::string& to,
-                        const std::string& reason, const std::string& extra_sql,
-                        const std::vector<SqlValue>& extra) {
+                        const std::string& reason, const TaskAlsoSet& also) {
   const std::string id = Str(task, "id");
   const std::string from = Str(task, "status");
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(task, "machine")));
@@ -364,7 +363,7 @@ Status ChangeTaskStatus(OpContext& ctx, const Json& task, const std::string& to,
       {.to_status = to,
        .blocked_reason = to == kBlocked ? std::optional<std::string>(reason) : std::nullopt,
        .lease = lease,
-       .extra = {.sql = extra_sql, .params = extra},
+       .also = also,
        .now = ctx.now}));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = Str(task, "run_id"),
                                     .kind = "task.status",
@@ -512,9 +511,9 @@ Result<Json> FinishLease(OpContext& ctx, const Json& in, Outcome outcome, const 
   }
   std::string reason = in.value("reason", "");
   reason = std::string(verb) + " by " + agent + (reason.empty() ? "" : ": " + reason);
-  const TaskColumnUpdate result = KeepOrSetTaskResult(
-      in.contains("result") ? std::optional<Json>(in["result"]) : std::nullopt);
-  RETURN_IF_ERROR(ChangeTaskStatus(ctx, as_json, to, reason, result.sql, result.params));
+  TaskAlsoSet also;
+  if (in.contains("result")) also.result = in["result"];
+  RETURN_IF_ERROR(ChangeTaskStatus(ctx, as_json, to, reason, also));
   RETURN_IF_ERROR(TouchAgent(ctx, agent));
   // Read again: a hook (a board's column) may have moved the task meanwhile.
   return LoadTask(ctx.txn, task.id);

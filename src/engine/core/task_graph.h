@@ -36,6 +36,7 @@
 #include <string_view>
 
 #include "engine/ledger/op_context.h"
+#include "store/tables/task_table.h"
 
 namespace baton {
 
@@ -64,11 +65,10 @@ Status OnTaskStatusChanged(OpContext& ctx, const std::string& task_id,
                            const std::string& from, const std::string& to);
 
 // Changes a task's status through its machine, bumps its version, appends
-// "task.status" and re-evaluates dependents. "extra_sql" (", col = ?") and
-// "extra" extend the UPDATE.
+// "task.status" and re-evaluates dependents; the columns "also" names are
+// written with the status.
 Status ChangeTaskStatus(OpContext& ctx, const Json& task, const std::string& to,
-                        const std::string& reason, const std::string& extra_sql = "",
-                        const std::vector<SqlValue>& extra = {});
+                        const std::string& reason, const TaskAlsoSet& also = {});
 
 // Claims.
 Result<Json> ClaimTask(OpContext& ctx, const Json& in);

@@ -40,14 +40,6 @@ std::optional<std::string> NoneIfEmpty(const std::string& s) {
 
 }  // namespace
 
-Json RowTextOrNull(const Row& r, size_t i) { return r.IsNull(i) ? Json() : Json(r.Str(i)); }
-
-Json RowJsonOr(const Row& r, size_t i, Json fallback) {
-  if (r.IsNull(i)) return fallback;
-  Json j = Json::parse(r.Str(i), nullptr, /*allow_exceptions=*/false);
-  return j.is_discarded() ? fallback : j;
-}
-
 Result<Json> LoadTask(Txn& txn, const std::string& id) {
   ASSIGN_OR_RETURN(Task task, LoadTaskRow(txn, id));
   return TaskToJson(task);
@@ -190,9 +182,8 @@ Result<Json> SetTaskStatus(OpContext& ctx, const Json& in) {
                         .status());
     return LoadTask(ctx.txn, id);
   }
-  const TaskColumnUpdate set_result = KeepOrSetTaskResult(result);
   RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, in.at("status").get<std::string>(), reason,
-                                   set_result.sql, set_result.params));
+                                   {.result = result}));
   return LoadTask(ctx.txn, id);
 }
 

@@ -204,23 +204,32 @@ Status InsertTaskRow(Txn& txn, const Task& t) {
       .status();
 }
 
-TaskColumnUpdate KeepOrSetTaskResult(const std::optional<Json>& result) {
-  // A NULL parameter keeps the stored result.
-  return {.sql = ", result = COALESCE(?, result)",
-          .params = {result ? SqlText(CanonicalJson(*result)) : SqlNull()}};
-}
-
 Status UpdateTaskStatusRow(Txn& txn, const std::string& id, const TaskStatusUpdate& u) {
+  std::string sql = "UPDATE tasks SET status = ?, blocked_reason = ?, "
+                    "version = version + 1, updated_at = ?";
+  sql += LeaseSql(u.lease);
   std::vector<SqlValue> params = {SqlText(u.to_status), TextOr(u.blocked_reason),
                                   SqlText(u.now)};
-  params.insert(params.end(), u.extra.params.begin(), u.extra.params.end());
+  const TaskAlsoSet& also = u.also;
+  if (also.meta) {
+    sql += ", meta = ?";
+    params.push_back(SqlText(CanonicalJson(*also.meta)));
+  }
+  if (also.result) {
+    sql += ", result = ?";
+    params.push_back(SqlText(CanonicalJson(*also.result)));
+  }
+  if (also.attempts) {
+    sql += ", attempts = ?";
+    params.push_back(SqlInt(*also.attempts));
+  }
+  if (also.assignee) {
+    sql += ", assignee = ?";
+    params.push_back(SqlText(*also.assignee));
+  }
+  sql += " WHERE id = ?";
   params.push_back(SqlText(id));
-  return txn
-      .Exec("UPDATE tasks SET status = ?, blocked_reason = ?, "
-            "version = version + 1, updated_at = ?" +
-                std::string(LeaseSql(u.lease)) + u.extra.sql + " WHERE id = ?",
-            params)
-      .status();
+  return txn.Exec(sql, params).status();
 }
 
 Status UpdateTaskBlockedReason(Txn& txn, const std::string& id, const std::string& reason,

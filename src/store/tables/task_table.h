@@ -82,16 +82,15 @@ struct TaskIdStatus {
 // id, or its key within its run, is taken.
 Status InsertTaskRow(Txn& txn, const Task& task);
 
-// Columns an UPDATE of tasks sets besides its own, as ", col = ?" each, and
-// their values in order (the extra columns of engine/core/task_graph.h's
-// ChangeTaskStatus).
-struct TaskColumnUpdate {
-  std::string sql;
-  std::vector<SqlValue> params;
+// Columns a change of status may set too (engine/core/task_graph.h's
+// ChangeTaskStatus): each one given is written, the others keep what is
+// stored.
+struct TaskAlsoSet {
+  std::optional<Json> meta;
+  std::optional<Json> result;
+  std::optional<int64_t> attempts;
+  std::optional<std::string> assignee;
 };
-// Sets the result to "result" when there is one; otherwise the stored
-// result stays.
-TaskColumnUpdate KeepOrSetTaskResult(const std::optional<Json>& result);
 
 // What a change of status does to the lease columns (the epoch always stays).
 enum class TaskLeaseUpdate {
@@ -103,7 +102,7 @@ struct TaskStatusUpdate {
   std::string to_status;
   std::optional<std::string> blocked_reason;  // none: NULL
   TaskLeaseUpdate lease = TaskLeaseUpdate::kKeep;
-  TaskColumnUpdate extra;
+  TaskAlsoSet also;
   std::string now;  // updated_at
 };
 // Moves task "id" to "update.to_status" and bumps its version.

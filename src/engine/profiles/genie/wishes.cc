@@ -241,8 +241,9 @@ Status MoveGroup(OpContext& ctx, const Json& task, const std::string& to,
   if (to == "in_progress") meta["startedAt"] = ctx.now;
   if (to == "done") meta["completedAt"] = ctx.now;
   if (to == "ready") meta.erase("startedAt");
-  return ChangeTaskStatus(ctx, task, to, reason, ", meta = ?, assignee = COALESCE(?, assignee)",
-                          {SqlText(CanonicalJson(meta)), SqlTextOrNull(assignee)});
+  TaskAlsoSet also{.meta = std::move(meta)};
+  if (!assignee.empty()) also.assignee = assignee;
+  return ChangeTaskStatus(ctx, task, to, reason, also);
 }
 
 }  // namespace

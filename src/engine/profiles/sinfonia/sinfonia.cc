@@ -443,8 +443,7 @@ Result<Json> MoveStep(OpContext& ctx, const Json& step, const std::string& to,
   if (to == "in-progress" && meta.value("started_at", "").empty()) meta["started_at"] = ctx.now;
   if (to == "completed") meta["completed_at"] = ctx.now;
   if (!note.empty()) meta["notes"] = note;
-  RETURN_IF_ERROR(
-      ChangeTaskStatus(ctx, step, to, reason, ", meta = ?", {SqlText(CanonicalJson(meta))}));
+  RETURN_IF_ERROR(ChangeTaskStatus(ctx, step, to, reason, {.meta = std::move(meta)}));
   return LoadTask(ctx.txn, step["id"].get<std::string>());
 }
 

@@ -227,8 +227,8 @@ Status EnsureExecuting(OpContext& ctx, Json& run, const std::string& story_id, b
 }
 
 Status ChangeItem(OpContext& ctx, const Json& item, const std::string& to, const std::string& why,
-                  const std::string& extra_sql = "", const std::vector<SqlValue>& extra = {}) {
-  return ChangeTaskStatus(ctx, item, to, why, extra_sql, extra)
+                  const TaskAlsoSet& also = {}) {
+  return ChangeTaskStatus(ctx, item, to, why, also)
       .WithPrefix(Str(item, "kind") + " " + Str(item, "key"));
 }
 
@@ -463,8 +463,8 @@ Result<Json> StigmergyStoryFailed(OpContext& ctx, const Json& in) {
   failures.push_back(seq);
   Json meta = story["meta"];
   meta["failure_seqs"] = failures;
-  RETURN_IF_ERROR(ChangeItem(ctx, story, "FAILED", reason, ", attempts = ?, meta = ?",
-                             {SqlInt(attempts), SqlText(CanonicalJson(meta))}));
+  RETURN_IF_ERROR(ChangeItem(ctx, story, "FAILED", reason,
+                             {.meta = std::move(meta), .attempts = attempts}));
   Json out = Compact(run, seq);
   out["story"] = {{"story_id", story_id}, {"status", "FAILED"}, {"attempts", attempts}};
   out["issue_id"] = Json();
@@ -532,8 +532,8 @@ Result<Json> StigmergyResolveIssue(OpContext& ctx, const Json& in) {
   const std::string issue_id = in.at("issue_id").get<std::string>();
   const std::string resolution = in.value("resolution", "");
   ASSIGN_OR_RETURN(Json issue, MustFindItem(ctx.txn, RunId(run), "issue", issue_id, "issue_id"));
-  RETURN_IF_ERROR(ChangeItem(ctx, issue, "RESOLVED", resolution, ", result = ?",
-                             {SqlText(CanonicalJson({{"resolution", resolution}}))}));
+  RETURN_IF_ERROR(ChangeItem(ctx, issue, "RESOLVED", resolution,
+                             {.result = Json{{"resolution", resolution}}}));
   return Finish(
       ctx, run,
       {.summary = "issue " + issue_id + " RESOLVED" + (resolution.empty() ? "" : ": " + resolution),
