@@ -57,11 +57,6 @@ Result<Json> LoadTask(Txn& txn, const std::string& id);
 // Every task of a run, by position, then creation.
 Result<std::vector<Json>> LoadRunTasks(Txn& txn, const std::string& run_id);
 
-// Column i as a JSON string, or null. Column i parsed as JSON, or "fallback"
-// when NULL or unparsable (stored JSON is ours, so that means NULL).
-Json RowTextOrNull(const Row& r, size_t i);
-Json RowJsonOr(const Row& r, size_t i, Json fallback);
-
 // Aborted unless "in" has no expect_version or it equals "version".
 Status CheckExpectedVersion(const Json& in, std::string_view what,
                             const std::string& id, int64_t version);

@@ -13,6 +13,8 @@
 #include "model/graph_delta.h"
 #include "store/tables/graph_checkpoint_table.h"
 #include "store/tables/graph_definition_table.h"
+#include "store/tables/question_table.h"
+#include "store/tables/run_table.h"
 #include "util/clock.h"
 
 namespace baton {
@@ -55,25 +57,17 @@ Result<Json> Compact(OpContext& ctx, const std::string& run_id, int64_t keep_las
   // What must stay: the latest; the one each open question was asked at;
   // each one a fork was made from.
   std::set<int64_t> pinned = {cps.back().seq};
-  ASSIGN_OR_RETURN(std::vector<Row> open,
-                   ctx.txn.Query("SELECT created_at FROM questions WHERE run_id = ? AND "
-                                 "status = 'open'",
-                                 {SqlText(run_id)}));
-  for (const Row& q : open) {
+  ASSIGN_OR_RETURN(std::vector<Question> open, OpenQuestionRows(ctx.txn, run_id));
+  for (const Question& q : open) {
     int64_t at = cps.front().seq;
     for (const Checkpoint& c : cps) {
-      if (c.created_at <= q.Str(0)) at = c.seq;
+      if (c.created_at <= q.created_at) at = c.seq;
     }
     pinned.insert(at);
   }
-  // Runs store their meta as canonical JSON, so the forks of this run
-  // contain this text; the pattern only narrows ("_" in an id matches any
-  // character), the parse below decides.
-  ASSIGN_OR_RETURN(std::vector<Row> forks,
-                   ctx.txn.Query("SELECT meta FROM runs WHERE profile = 'graph' AND meta LIKE ?",
-                                 {SqlText("%\"forked_from\":{\"run\":" + CanonicalJson(run_id) + ",%")}));
-  for (const Row& f : forks) {
-    Result<Json> meta = ParseJson(f.Str(0), "run meta");
+  ASSIGN_OR_RETURN(std::vector<std::string> forks, ListGraphForkMetaTexts(ctx.txn, run_id));
+  for (const std::string& f : forks) {
+    Result<Json> meta = ParseJson(f, "run meta");
     if (!meta.ok()) continue;
     const Json from = meta->value("graph", Json::object()).value("forked_from", Json::object());
     if (Str(from, "run") == run_id) pinned.insert(from.value("seq", int64_t{-1}));

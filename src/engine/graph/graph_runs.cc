@@ -19,6 +19,8 @@
 #include "model/graph_delta.h"
 #include "store/tables/graph_checkpoint_table.h"
 #include "store/tables/graph_definition_table.h"
+#include "store/tables/question_table.h"
+#include "store/tables/run_table.h"
 #include "util/clock.h"
 #include "util/subprocess.h"
 
@@ -62,16 +64,13 @@ Result<Json> LoadGraphRun(Txn& txn, const std::string& id) {
 
 // Writes what the graph runner changes: status, cursor, context, meta.
 Status StoreGraphRun(OpContext& ctx, const Json& run) {
+  const Json& cursor = run["cursor"];
   const Json& index = run["cursor_index"];
-  return ctx.txn
-      .Exec("UPDATE runs SET status = ?, cursor = ?, cursor_index = ?, context = ?, meta = ?, "
-            "version = version + 1, updated_at = ? WHERE id = ?",
-            {SqlText(run["status"].get<std::string>()),
-             run["cursor"].is_string() ? SqlText(run["cursor"].get<std::string>()) : SqlNull(),
-             index.is_number_integer() ? SqlInt(index.get<int64_t>()) : SqlNull(),
-             SqlText(CanonicalJson(run["context"])), SqlText(CanonicalJson(run["meta"])),
-             SqlText(ctx.now), SqlText(run["id"].get<std::string>())})
-      .status();
+  return StoreGraphRunRow(
+      ctx.txn, run["id"].get<std::string>(), run["status"].get<std::string>(),
+      cursor.is_string() ? std::optional<std::string>(cursor.get<std::string>()) : std::nullopt,
+      index.is_number_integer() ? std::optional<int64_t>(index.get<int64_t>()) : std::nullopt,
+      run["context"], run["meta"], ctx.now);
 }
 
 // MoveRunStatus, where staying in the same status is no move.
@@ -127,11 +126,9 @@ static bool RunnerMayBeAlive(const Json& runner) {
 
 // Cancels the run's open questions (a human node's), saying why.
 static Status CancelOpenQuestions(OpContext& ctx, const std::string& run_id, const std::string& why) {
-  ASSIGN_OR_RETURN(std::vector<Row> open,
-                   ctx.txn.Query("SELECT id FROM questions WHERE run_id = ? AND status = 'open'",
-                                 {SqlText(run_id)}));
-  for (const Row& q : open) {
-    RETURN_IF_ERROR(CancelQuestion(ctx, {{"id", q.Str(0)}, {"run", run_id}, {"reason", why}}).status());
+  ASSIGN_OR_RETURN(std::vector<Question> open, OpenQuestionRows(ctx.txn, run_id));
+  for (const Question& q : open) {
+    RETURN_IF_ERROR(CancelQuestion(ctx, {{"id", q.id}, {"run", run_id}, {"reason", why}}).status());
   }
   return Status();
 }

@@ -267,4 +267,11 @@ Result<std::vector<OverviewQuestion>> ListOpenQuestionsForOverview(Txn& txn) {
   return out;
 }
 
+// graph:
+
+Result<std::vector<Question>> OpenQuestionRows(Txn& txn, const std::string& run_id) {
+  const SqlValue params[] = {SqlText(run_id)};
+  return QueryQuestions(txn, "run_id = ? AND status = 'open' ORDER BY seq", params);
+}
+
 }  // namespace baton

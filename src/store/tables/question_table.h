@@ -139,6 +139,12 @@ struct OverviewQuestion {
 };
 Result<std::vector<OverviewQuestion>> ListOpenQuestionsForOverview(Txn& txn);
 
+// graph:
+
+// Every open question of run "run_id", oldest first (a graph run's human
+// nodes: compaction keeps their checkpoints, a reset cancels them).
+Result<std::vector<Question>> OpenQuestionRows(Txn& txn, const std::string& run_id);
+
 }  // namespace baton
 
 #endif  // BATON_SRC_STORE_TABLES_QUESTION_TABLE_H_

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "store/store.h"
+#include "util/json_util.h"
 
 namespace baton {
 

@@ -247,4 +247,31 @@ Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::stri
       .status();
 }
 
+// graph:
+
+Status StoreGraphRunRow(Txn& txn, const std::string& id, const std::string& status,
+                        const std::optional<std::string>& cursor,
+                        std::optional<int64_t> cursor_index, const Json& context,
+                        const Json& meta, const std::string& now) {
+  return txn
+      .Exec("UPDATE runs SET status = ?, cursor = ?, cursor_index = ?, context = ?, meta = ?, "
+            "version = version + 1, updated_at = ? WHERE id = ?",
+            {SqlText(status), cursor ? SqlText(*cursor) : SqlNull(),
+             cursor_index ? SqlInt(*cursor_index) : SqlNull(), SqlText(CanonicalJson(context)),
+             SqlText(CanonicalJson(meta)), SqlText(now), SqlText(id)})
+      .status();
+}
+
+Result<std::vector<std::string>> ListGraphForkMetaTexts(Txn& txn, const std::string& run_id) {
+  // Runs store their meta as canonical JSON, so a fork's meta contains this
+  // text; "_" in an id matches any character, which only widens.
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT meta FROM runs WHERE profile = 'graph' AND meta LIKE ?",
+                             {SqlText("%\"forked_from\":{\"run\":" + CanonicalJson(run_id) + ",%")}));
+  std::vector<std::string> metas;
+  metas.reserve(rows.size());
+  for (const Row& r : rows) metas.push_back(r.Str(0));
+  return metas;
+}
+
 }  // namespace baton

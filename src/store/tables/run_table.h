@@ -154,6 +154,20 @@ Result<std::vector<RunStatusForReplay>> ListRunStatusesForReplay(Txn& txn);
 Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::string& step_key,
                             int64_t index, const std::string& now);
 
+// graph:
+
+// What the graph runner writes back after each step: run "id"'s status,
+// cursor and cursor_index (none: NULL), context and meta; the version is
+// bumped.
+Status StoreGraphRunRow(Txn& txn, const std::string& id, const std::string& status,
+                        const std::optional<std::string>& cursor,
+                        std::optional<int64_t> cursor_index, const Json& context,
+                        const Json& meta, const std::string& now);
+
+// The stored meta of the graph runs whose meta may name "run_id" as the run
+// they were forked from: the text narrows, the caller parses and decides.
+Result<std::vector<std::string>> ListGraphForkMetaTexts(Txn& txn, const std::string& run_id);
+
 }  // namespace baton
 
 #endif  // BATON_SRC_STORE_TABLES_RUN_TABLE_H_
