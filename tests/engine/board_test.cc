@@ -7,6 +7,7 @@
 #include <functional>
 #include <set>
 
+#include "backend_test.h"
 #include "engine/coord/boards.h"
 #include "test_util.h"
 #include "util/clock.h"
@@ -80,13 +81,12 @@ class BoardTestBase {
     return MustCall(*api_, "ledger.events", {{"kind", kind}})["events"];
   }
 
-  testing::TempDir dir_;
   std::unique_ptr<Api> api_;
 };
 
-class BoardTest : public BoardTestBase, public ::testing::TestWithParam<std::string> {
+class BoardTest : public BoardTestBase, public testing::BackendTest {
  protected:
-  void SetUp() override { Open(GetParam() == "memory" ? ":memory:" : dir_.File("baton.db")); }
+  void SetUp() override { api_ = OpenBackend(); }
 };
 
 TEST_P(BoardTest, TemplatesAreGeniesFiveBuiltinsWithTheirColumns) {
@@ -490,12 +490,14 @@ TEST_P(BoardTest, OperationRolesAreEnforced) {
   MustCall(*api_, "board.show", {{"board", "b"}}, Agent());
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, BoardTest, ::testing::Values("memory", "file"));
+BATON_INSTANTIATE_BACKENDS(BoardTest);
 
 // Tests that reach the store directly, so they need a file both sides open.
 class BoardStoreTest : public BoardTestBase, public ::testing::Test {
  protected:
   void SetUp() override { Open(dir_.File("baton.db")); }
+
+  testing::TempDir dir_;
 
   // Runs "fn" in a write transaction of a second connection to the store,
   // as "actor", and commits.
