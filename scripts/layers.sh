@@ -55,6 +55,10 @@ outside_statements=$(grep -rnE --include='*.cc' --include='*.h' '(\.|->)(Query|Q
                      | grep -v '^src/store/' || true)
 ops_sql=$(grep -c '^src/ops/' <<<"$outside_sql" || true)
 printf '%-20s %6s %7s %5d\n' "src/ops (not a room)" "" "" "$ops_sql"
+mapfile -t table_files < <(find src/store/tables -name '*.h' -o -name '*.cc' | sort)
+table_sql=$(grep -hoE '"(SELECT|INSERT|UPDATE|DELETE|WITH) ' "${table_files[@]}" | wc -l || true)
+printf '%-20s %6d %7d %5d\n' "src/store/tables" "${#table_files[@]}" \
+  "$(cat "${table_files[@]}" | wc -l)" "$table_sql"
 echo
 echo "includes between rooms (from -> to: include lines)"
 bad=0

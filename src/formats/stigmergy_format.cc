@@ -9,6 +9,7 @@
 #include <span>
 
 #include "formats/reader.h"
+#include "util/json_or_null.h"
 
 namespace baton {
 namespace {
@@ -113,8 +114,6 @@ Result<std::string> ReadStatus(ObjectReader& r, std::string_view key, const Stat
   if (mapped != value) *original = value;
   return std::string(mapped);
 }
-
-Json OrNull(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
 
 // Reads an array of strings; std::nullopt when absent.
 Result<std::optional<Json>> OptStrings(ObjectReader& r, std::string_view key) {

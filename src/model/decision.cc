@@ -1,10 +1,12 @@
 #include "model/decision.h"
 
+#include "util/json_or_null.h"
+
 namespace baton {
 
 Json DecisionToJson(const Decision& d) {
   return Json{{"id", d.id},
-              {"run_id", d.run_id ? Json(*d.run_id) : Json()},
+              {"run_id", OrNull(d.run_id)},
               {"subject_kind", d.subject_kind},
               {"subject", d.subject},
               {"decision", d.decision},

@@ -1,11 +1,7 @@
 #include "model/question.h"
 
+#include "util/json_or_null.h"
 namespace baton {
-namespace {
-
-Json OrNull(const std::optional<std::string>& v) { return v ? Json(*v) : Json(); }
-
-}  // namespace
 
 Json QuestionToJson(const Question& q) {
   return Json{{"seq", q.seq},

@@ -1,16 +1,18 @@
 #include "model/run.h"
 
+#include "util/json_or_null.h"
+
 namespace baton {
 
 Json RunToJson(const Run& r) {
   return Json{{"id", r.id},
-              {"project_id", r.project_id ? Json(*r.project_id) : Json()},
+              {"project_id", OrNull(r.project_id)},
               {"profile", r.profile},
               {"machine", r.machine},
               {"status", r.status},
               {"title", r.title},
-              {"cursor", r.cursor ? Json(*r.cursor) : Json()},
-              {"cursor_index", r.cursor_index ? Json(*r.cursor_index) : Json()},
+              {"cursor", OrNull(r.cursor)},
+              {"cursor_index", OrNull(r.cursor_index)},
               {"context", r.context},
               {"meta", r.meta},
               {"version", r.version},

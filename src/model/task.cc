@@ -1,13 +1,9 @@
 #include "model/task.h"
 
 #include "util/clock.h"
+#include "util/json_or_null.h"
 
 namespace baton {
-namespace {
-
-Json OrNull(const std::optional<std::string>& v) { return v ? Json(*v) : Json(); }
-
-}  // namespace
 
 Json TaskLeaseToJson(const Task& task) {
   if (!task.lease) return Json();

@@ -1,6 +1,7 @@
 #include "model/token.h"
 
 #include "model/actor.h"
+#include "util/json_or_null.h"
 
 namespace baton {
 
@@ -27,7 +28,7 @@ Json TokenToJson(const Token& t) {
               {"note", t.note},
               {"created_by", t.created_by},
               {"created_at", t.created_at},
-              {"revoked_at", t.revoked_at ? Json(*t.revoked_at) : Json()}};
+              {"revoked_at", OrNull(t.revoked_at)}};
 }
 
 }  // namespace baton

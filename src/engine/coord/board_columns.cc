@@ -8,6 +8,7 @@
 #include "model/embedded.h"
 #include "store/tables/board_template_table.h"
 #include "util/clock.h"
+#include "util/json_or_null.h"
 
 namespace baton::boards_internal {
 
@@ -288,7 +289,7 @@ const BuiltinTemplates& Builtins() {
 Json TemplateToJson(const BoardTemplateRow& t) {
   return Json{{"name", t.name},
               {"description", t.description},
-              {"icon", t.icon ? Json(*t.icon) : Json()},
+              {"icon", OrNull(t.icon)},
               {"builtin", false},
               {"columns", t.columns}};
 }

@@ -17,6 +17,7 @@
 #include "store/tables/board_template_table.h"
 #include "store/tables/task_table.h"
 #include "util/clock.h"
+#include "util/json_or_null.h"
 
 namespace baton {
 
@@ -25,8 +26,6 @@ namespace {
 using namespace boards_internal;  // NOLINT: the service's own helpers
 
 // ---- Boards -----------------------------------------------------------------
-
-Json OrNull(const std::optional<std::string>& v) { return v ? Json(*v) : Json(); }
 
 Json BoardToJson(const BoardRow& b) {
   return Json{{"id", b.id},

@@ -15,6 +15,7 @@
 #include "store/tables/team_reservation_table.h"
 #include "store/tables/team_table.h"
 #include "util/clock.h"
+#include "util/json_or_null.h"
 #include "util/subprocess.h"
 
 extern char** environ;
@@ -31,8 +32,6 @@ constexpr int kGitQueryMillis = 30000;
 constexpr int kGitCloneMillis = 600000;  // checking out a large repository is slow
 // How long a reserved name stays taken: every git step's timeout, and a minute.
 constexpr int64_t kReservationMillis = kGitCloneMillis + 4 * kGitQueryMillis + 60000;
-
-Json OrNull(const std::optional<std::string>& v) { return v ? Json(*v) : Json(); }
 
 Json TeamToJson(const TeamRow& t) {
   return Json{{"name", t.name},

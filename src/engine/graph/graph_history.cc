@@ -16,6 +16,7 @@
 #include "store/tables/question_table.h"
 #include "store/tables/run_table.h"
 #include "util/clock.h"
+#include "util/json_or_null.h"
 
 namespace baton {
 namespace graph_internal {
@@ -144,7 +145,7 @@ Json CheckpointJson(const Checkpoint& c) {
           {"outcome", c.outcome},   {"attempt", c.attempt},
           {"next", c.next},         {"whole", !c.base.is_null()},
           {"folded", c.folded},     {"duration_ms", c.duration_ms},
-          {"event_seq", c.event_seq ? Json(*c.event_seq) : Json()}, {"bytes", c.bytes},
+          {"event_seq", OrNull(c.event_seq)}, {"bytes", c.bytes},
           {"created_at", c.created_at}};
 }
 

@@ -16,13 +16,12 @@
 #include "store/tables/run_table.h"
 #include "store/tables/task_table.h"
 #include "util/clock.h"
+#include "util/json_or_null.h"
 
 namespace baton {
 namespace {
 
 using Scope = InboxScope;
-
-Json OrNull(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
 
 class Collector {
  public:

@@ -9,11 +9,10 @@
 #include "store/tables/question_table.h"
 #include "store/tables/run_table.h"
 #include "store/tables/task_table.h"
+#include "util/json_or_null.h"
 
 namespace baton {
 namespace {
-
-Json OrNull(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
 
 Result<Json> Counts(Txn& txn) {
   Json counts = Json::object();
@@ -74,7 +73,7 @@ Result<Json> Mirrors(Txn& txn) {
 Result<Json> StoreOverview(OpContext& ctx) {
   Json out = Json::object();
   ASSIGN_OR_RETURN(out["counts"], Counts(ctx.txn));
-  ASSIGN_OR_RETURN(std::optional<OverviewLedgerHead> head, FindLedgerHeadForOverview(ctx.txn));
+  ASSIGN_OR_RETURN(std::optional<LedgerHeadRow> head, LoadLedgerHeadRow(ctx.txn));
   out["ledger"] = {{"head_seq", head ? head->seq : 0},
                    {"head_hash", head ? head->hash : std::string(kGenesisHash)}};
   ASSIGN_OR_RETURN(out["active_runs"], ActiveRuns(ctx));

@@ -13,11 +13,10 @@
 #include "store/tables/session_table.h"
 #include "store/tables/task_dep_table.h"
 #include "store/tables/usage_table.h"
+#include "util/json_or_null.h"
 
 namespace baton {
 namespace {
-
-Json OrNull(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
 
 std::string Str(const Json& j, const char* key, std::string fallback = "") {
   auto it = j.find(key);
@@ -162,9 +161,9 @@ Result<Json> ExportHandoffs(Txn& txn, const std::string& run_id) {
 }
 
 Result<Json> ExportUsage(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<ExportedUsage> rows, ExportRunUsageRows(txn, run_id));
+  ASSIGN_OR_RETURN(std::vector<UsageRow> rows, ExportRunUsageRows(txn, run_id));
   Json out = Json::array();
-  for (const ExportedUsage& u : rows) {
+  for (const UsageRow& u : rows) {
     out.push_back({{"seq", u.seq},
                    {"agent", u.agent},
                    {"model", u.model},

@@ -468,18 +468,19 @@ Status Importer::WriteUsage() {
   for (const Json& u : ListOf(image_, "usage")) {
     if (Seen("usage", u)) continue;
     const Json tokens = ObjectOr(u, "tokens");
-    RETURN_IF_ERROR(InsertImportedUsage(ctx_.txn, run_id_,
-                                        {.agent = Str(u, "agent"),
-                                         .model = Str(u, "model"),
-                                         .step_id = Str(u, "step_id"),
-                                         .session_id = Str(u, "session_id"),
-                                         .cost = u.value("cost", 0.0),
-                                         .input_tokens = Int(tokens, "input"),
-                                         .output_tokens = Int(tokens, "output"),
-                                         .reasoning_tokens = Int(tokens, "reasoning"),
-                                         .cache_read_tokens = Int(tokens, "cacheRead"),
-                                         .cache_write_tokens = Int(tokens, "cacheWrite"),
-                                         .created_at = Time(u, "time")}));
+    RETURN_IF_ERROR(InsertUsageRow(ctx_.txn, {.run_id = run_id_,
+                                              .agent = Str(u, "agent"),
+                                              .model = Str(u, "model"),
+                                              .step_id = Str(u, "step_id"),
+                                              .session_id = Str(u, "session_id"),
+                                              .cost = u.value("cost", 0.0),
+                                              .input_tokens = Int(tokens, "input"),
+                                              .output_tokens = Int(tokens, "output"),
+                                              .reasoning_tokens = Int(tokens, "reasoning"),
+                                              .cache_read_tokens = Int(tokens, "cacheRead"),
+                                              .cache_write_tokens = Int(tokens, "cacheWrite"),
+                                              .created_at = Time(u, "time")})
+                        .status());
     Count("usage");
   }
   return Status();

@@ -8,11 +8,10 @@
 #include "engine/ledger/ledger.h"
 #include "engine/ledger/witness.h"
 #include "store/tables/mirror_table.h"
+#include "util/json_or_null.h"
 
 namespace baton {
 namespace {
-
-Json OrNull(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
 
 Json MirrorToJson(const MirrorRow& m) {
   return Json{{"path", m.path},

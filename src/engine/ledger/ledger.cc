@@ -5,6 +5,7 @@
 
 #include "store/tables/event_table.h"
 #include "store/tables/ledger_head_table.h"
+#include "util/json_or_null.h"
 #include "util/sha256.h"
 
 namespace baton {
@@ -16,7 +17,7 @@ constexpr int64_t kVerifyPage = 2000;
 Json EventSummaryToJson(const EventRow& r) {
   return Json{{"seq", r.seq},
               {"time", r.time},
-              {"run_id", r.run_id ? Json(*r.run_id) : Json()},
+              {"run_id", OrNull(r.run_id)},
               {"actor", {{"id", r.actor_id}, {"role", r.actor_role}}},
               {"kind", r.kind},
               {"summary", r.summary}};

@@ -9,6 +9,7 @@
 #include "store/tables/task_table.h"
 #include "store/tables/token_table.h"
 #include "util/clock.h"
+#include "util/json_or_null.h"
 
 namespace baton {
 namespace {
@@ -216,7 +217,6 @@ Json AsFound(const SqlValue& v) {
   return Json(std::get<std::string>(v));
 }
 
-Json TextOrNull(const std::optional<std::string>& s) { return s ? Json(*s) : Json(); }
 
 // Compares the rows of "table" (their "values" in "columns" order) with
 // "implied".
@@ -273,8 +273,8 @@ Result<std::vector<Found>> FoundTasks(Txn& txn) {
   std::vector<Found> found;
   for (const TaskLeaseForReplay& r : rows) {
     found.push_back({r.id,
-                     {Json(r.status), TextOrNull(r.lease_owner), AsFound(r.lease_epoch),
-                      AsFound(r.lease_expires_at), TextOrNull(r.run_id)},
+                     {Json(r.status), OrNull(r.lease_owner), AsFound(r.lease_epoch),
+                      AsFound(r.lease_expires_at), OrNull(r.run_id)},
                      r.run_id.value_or("")});
   }
   return found;

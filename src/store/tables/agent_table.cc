@@ -83,7 +83,7 @@ Status TouchAgentRow(Txn& txn, const std::string& id, int64_t now_ms) {
       .status();
 }
 
-// h19-core-tasks:
+// ---- What engine/core asks for the task graph, claims, agents and tokens ----
 
 namespace {
 
@@ -158,7 +158,7 @@ Status RecordAgentHeartbeat(Txn& txn, const std::string& id, int64_t now_ms,
       .status();
 }
 
-// h19-coord:
+// ---- What engine/coord asks (mail, teams, boards) ----
 
 Result<std::vector<std::string>> ListAgentIdsMatching(Txn& txn, AgentMatch match,
                                                       const std::string& value) {
@@ -210,7 +210,7 @@ Status ClearTeamOfAgents(Txn& txn, const std::string& team, const std::string& n
       .status();
 }
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
 Result<std::vector<AgentRoleForReplay>> ListAgentRolesForReplay(Txn& txn) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,

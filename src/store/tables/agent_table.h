@@ -1,7 +1,10 @@
 // File: agent_table.h
 //
-// The agents table's reads, typed (model/agent.h), and the touch that work
-// on a lease gives an agent's heartbeat. Portable SQL.
+// The agents table, typed (model/agent.h): one agent, agent.list's filter,
+// the reconciler's silent agents, the touch that work on a lease gives an
+// agent's heartbeat; then, section by section, what each room of the engine
+// asks of agents (registration, status, heartbeats, mail addresses, teams,
+// replay). Every statement on agents is here. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_AGENT_TABLE_H_
 #define BATON_SRC_STORE_TABLES_AGENT_TABLE_H_
@@ -41,7 +44,7 @@ Result<std::vector<Agent>> SilentAgentRows(Txn& txn, const std::string& lost_sta
 // not a change of the row's content).
 Status TouchAgentRow(Txn& txn, const std::string& id, int64_t now_ms);
 
-// h19-core-tasks:
+// ---- What engine/core asks for the task graph, claims, agents and tokens ----
 
 // What agent.register writes; a field that is not set is left out, so that
 // registering again keeps what was there.
@@ -79,7 +82,7 @@ Status UpdateAgentStatusRow(Txn& txn, const std::string& id, const std::string& 
 Status RecordAgentHeartbeat(Txn& txn, const std::string& id, int64_t now_ms,
                             const std::string& now);
 
-// h19-coord:
+// ---- What engine/coord asks (mail, teams, boards) ----
 
 // Which agents a mail address reaches (engine/coord/mail.h): the agent
 // "value" itself, every agent but "value", or those whose role or team is
@@ -98,7 +101,7 @@ Status ClearAgentTeamRow(Txn& txn, const std::string& id, const std::string& tea
 // Takes every agent out of team "team".
 Status ClearTeamOfAgents(Txn& txn, const std::string& team, const std::string& now);
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
 // What `baton verify --deep` compares of an agent with its events
 // (engine/ledger/ledger_replay.h).

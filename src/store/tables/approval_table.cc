@@ -70,7 +70,7 @@ Result<std::optional<Decision>> LatestDecisionRow(Txn& txn, const DecisionFilter
   return std::optional<Decision>(std::move(found[0]));
 }
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 Result<std::vector<ExportedApproval>> ExportRunApprovalRows(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,

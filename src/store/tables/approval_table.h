@@ -2,7 +2,8 @@
 //
 // The approvals table, typed (model/decision.h): one row per decision on a
 // run's work, each with its one ledger event. A new decision, and the
-// decisions on a run, a kind of subject or one subject. Portable SQL.
+// decisions on a run, a kind of subject or one subject; a run image's
+// export and import of them. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_APPROVAL_TABLE_H_
 #define BATON_SRC_STORE_TABLES_APPROVAL_TABLE_H_
@@ -37,7 +38,7 @@ Result<std::vector<Decision>> ListDecisionRows(Txn& txn, const DecisionFilter& f
 // The newest matching decision, if any.
 Result<std::optional<Decision>> LatestDecisionRow(Txn& txn, const DecisionFilter& filter);
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 // One decision as a run image carries it (run.export reads it, run.import
 // writes it).

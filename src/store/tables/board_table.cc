@@ -100,7 +100,7 @@ Status DeleteBoardRow(Txn& txn, const std::string& id) {
   return txn.Exec("DELETE FROM boards WHERE id = ?", {SqlText(id)}).status();
 }
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 Result<std::vector<InboxBoard>> ListBoardsForInbox(Txn& txn, const std::string& project_id) {
   std::string where = " WHERE 1 = 1";

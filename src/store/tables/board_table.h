@@ -69,7 +69,7 @@ Status UpdateBoardColumns(Txn& txn, const std::string& id, const Json& columns,
 
 Status DeleteBoardRow(Txn& txn, const std::string& id);
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 // inbox.list: every board (only project "project_id"'s when it is not ""),
 // by creation, then id, with its columns ([] when unset).

@@ -149,7 +149,7 @@ Result<EventCount> CountEventsAfter(Txn& txn, int64_t after, const std::string& 
   return EventCount{.total = rows.at(0).Int(0), .of_kind = rows.at(0).Int(1)};
 }
 
-// h19-core-runs:
+// ---- What engine/core asks for runs, questions, approvals and projects ----
 
 Result<int64_t> CountRunProgressEvents(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(Row count, txn.QueryOne("SELECT COUNT(*) FROM events WHERE run_id = ? AND "
@@ -158,7 +158,7 @@ Result<int64_t> CountRunProgressEvents(Txn& txn, const std::string& run_id) {
   return count.Int(0);
 }
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 Result<int64_t> CountAllEventRows(Txn& txn) {
   ASSIGN_OR_RETURN(Row r, txn.QueryOne("SELECT COUNT(*) FROM events", {}, "events"));

@@ -90,12 +90,12 @@ struct EventCount {
 };
 Result<EventCount> CountEventsAfter(Txn& txn, int64_t after, const std::string& kind);
 
-// h19-core-runs:
+// ---- What engine/core asks for runs, questions, approvals and projects ----
 
 // How many progress notes (events of kind run.progress) run "run_id" has.
 Result<int64_t> CountRunProgressEvents(Txn& txn, const std::string& run_id);
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 // baton status: how many events the ledger holds.
 Result<int64_t> CountAllEventRows(Txn& txn);

@@ -11,7 +11,7 @@ Result<bool> HandoffExists(Txn& txn, const std::string& run_id, const std::strin
   return !rows.empty();
 }
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 Result<std::vector<ExportedHandoff>> ExportRunHandoffRows(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(
@@ -42,7 +42,7 @@ Result<std::vector<ExportedHandoff>> ExportRunHandoffRows(Txn& txn, const std::s
   return out;
 }
 
-Result<bool> InsertImportedHandoff(Txn& txn, const ImportedHandoff& h) {
+Result<bool> InsertImportedHandoff(Txn& txn, const HandoffRow& h) {
   ASSIGN_OR_RETURN(
       int64_t n,
       txn.Exec("INSERT INTO handoffs (id, run_id, session_id, sequence, source, target, type, "
@@ -80,18 +80,18 @@ Result<std::vector<ReturnedStep>> ListReturnedStepsForInbox(Txn& txn, const Inbo
   return out;
 }
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
-Result<std::optional<SinfoniaHandoffRow>> LoadSinfoniaHandoff(Txn& txn, const std::string& run_id,
+Result<std::optional<HandoffRow>> LoadSinfoniaHandoff(Txn& txn, const std::string& run_id,
                                                               const std::string& id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
                    txn.Query("SELECT id, run_id, session_id, sequence, source, target, type, "
                              "status, step_id, body, meta, created_at, updated_at "
                              "FROM handoffs WHERE run_id = ? AND id = ?",
                              {SqlText(run_id), SqlText(id)}));
-  if (rows.empty()) return std::optional<SinfoniaHandoffRow>();
+  if (rows.empty()) return std::optional<HandoffRow>();
   const Row& r = rows[0];
-  return std::optional<SinfoniaHandoffRow>(SinfoniaHandoffRow{.id = r.Str(0),
+  return std::optional<HandoffRow>(HandoffRow{.id = r.Str(0),
                                                               .run_id = r.Str(1),
                                                               .session_id = TextOrNone(r, 2),
                                                               .sequence = r.Int(3),
@@ -114,7 +114,7 @@ Result<int64_t> NextSinfoniaHandoffSequence(Txn& txn, const std::string& run_id)
   return rows.at(0).Int(0);
 }
 
-Status InsertSinfoniaHandoff(Txn& txn, const SinfoniaHandoffRow& h) {
+Status InsertSinfoniaHandoff(Txn& txn, const HandoffRow& h) {
   return txn
       .Exec(
           "INSERT INTO handoffs (id, run_id, session_id, sequence, source, "

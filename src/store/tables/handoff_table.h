@@ -1,7 +1,9 @@
 // File: handoff_table.h
 //
-// The handoffs table (Sinfonia's hand-offs of a run; engine/profiles/
-// sinfonia writes them): the reads other rooms need.
+// The handoffs table: Sinfonia's hand-offs of a run, written by
+// engine/profiles/sinfonia; then, section by section, what the other rooms
+// ask of them (whether one exists, a run image's export and import, the
+// inbox's returned steps). Every statement on handoffs is here. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_HANDOFF_TABLE_H_
 #define BATON_SRC_STORE_TABLES_HANDOFF_TABLE_H_
@@ -17,10 +19,28 @@
 
 namespace baton {
 
+// A hand-off as stored (Sinfonia's envelope). "meta" is {} when NULL or
+// not JSON.
+struct HandoffRow {
+  std::string id;
+  std::string run_id;
+  std::optional<std::string> session_id;
+  int64_t sequence = 0;
+  std::string source;
+  std::string target;
+  std::string type;
+  std::string status;
+  std::optional<std::string> step_id;
+  std::string body;
+  Json meta;
+  std::string created_at;
+  std::string updated_at;
+};
+
 // Whether run "run_id" has a hand-off "id".
 Result<bool> HandoffExists(Txn& txn, const std::string& run_id, const std::string& id);
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 // run.export: run "run_id"'s hand-offs, by sequence, with the kind and key
 // of the task each is a step of (none when it has no key or no task).
@@ -42,24 +62,9 @@ struct ExportedHandoff {
 };
 Result<std::vector<ExportedHandoff>> ExportRunHandoffRows(Txn& txn, const std::string& run_id);
 
-// run.import: a hand-off read from a file, stored in run "run_id"; false
+// run.import: a hand-off read from a file, stored in its run; false
 // (nothing stored) when its id, or its run's sequence, is already held.
-struct ImportedHandoff {
-  std::string id;
-  std::string run_id;
-  std::optional<std::string> session_id;
-  int64_t sequence = 0;
-  std::string source;
-  std::string target;
-  std::string type;
-  std::string status;
-  std::optional<std::string> step_id;
-  std::string body;
-  Json meta;
-  std::string created_at;
-  std::string updated_at;
-};
-Result<bool> InsertImportedHandoff(Txn& txn, const ImportedHandoff& handoff);
+Result<bool> InsertImportedHandoff(Txn& txn, const HandoffRow& handoff);
 
 // inbox.list: Sinfonia steps returned for review — pending "return"
 // hand-offs of runs still created or in progress within "scope", oldest
@@ -75,27 +80,11 @@ struct ReturnedStep {
 };
 Result<std::vector<ReturnedStep>> ListReturnedStepsForInbox(Txn& txn, const InboxScope& scope);
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
-// A Sinfonia hand-off envelope as stored. "meta" is {} when NULL or not JSON.
-struct SinfoniaHandoffRow {
-  std::string id;
-  std::string run_id;
-  std::optional<std::string> session_id;
-  int64_t sequence = 0;
-  std::string source;
-  std::string target;
-  std::string type;
-  std::string status;
-  std::optional<std::string> step_id;
-  std::string body;
-  Json meta;
-  std::string created_at;
-  std::string updated_at;
-};
 
 // Run "run_id"'s hand-off "id", if any.
-Result<std::optional<SinfoniaHandoffRow>> LoadSinfoniaHandoff(Txn& txn, const std::string& run_id,
+Result<std::optional<HandoffRow>> LoadSinfoniaHandoff(Txn& txn, const std::string& run_id,
                                                               const std::string& id);
 
 // The sequence number run "run_id"'s next hand-off takes (1 for the first).
@@ -103,7 +92,7 @@ Result<int64_t> NextSinfoniaHandoffSequence(Txn& txn, const std::string& run_id)
 
 // Records "handoff" as pending ("status" is not read), created and updated
 // at "handoff.created_at".
-Status InsertSinfoniaHandoff(Txn& txn, const SinfoniaHandoffRow& handoff);
+Status InsertSinfoniaHandoff(Txn& txn, const HandoffRow& handoff);
 
 // A review's stamp on hand-off "id": its status and meta, updated at "now".
 Status StampSinfoniaHandoff(Txn& txn, const std::string& id, const std::string& status,

@@ -29,15 +29,6 @@ Result<std::optional<LedgerHeadRow>> LoadLedgerHeadRow(Txn& txn);
 // Makes "seq" and "hash" the head (creating the row the first time).
 Status SaveLedgerHeadRow(Txn& txn, int64_t seq, const std::string& hash);
 
-// h19-interchange:
-
-// baton status: the ledger's head as stored; none before the first event.
-struct OverviewLedgerHead {
-  int64_t seq = 0;
-  std::string hash;
-};
-Result<std::optional<OverviewLedgerHead>> FindLedgerHeadForOverview(Txn& txn);
-
 }  // namespace baton
 
 #endif  // BATON_SRC_STORE_TABLES_LEDGER_HEAD_TABLE_H_

@@ -193,7 +193,7 @@ Status MarkMessageDeliveryFailed(Txn& txn, const std::string& id,
       .status();
 }
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 Result<std::vector<ExportedMessage>> ExportRunMessageRows(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
@@ -261,7 +261,7 @@ Result<std::vector<UndeliveredMessage>> ListUndeliveredMessagesForInbox(
   return out;
 }
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
 Result<std::optional<std::string>> FirstUnreadSgaiRecipient(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,

@@ -97,7 +97,7 @@ Status MarkMessageDeliveryFailed(Txn& txn, const std::string& id,
                                  const std::string& delivery_status, int64_t attempts,
                                  const std::string& error, int64_t next_attempt_ms);
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 // run.export: run "run_id"'s messages, in the order sent.
 struct ExportedMessage {
@@ -146,7 +146,7 @@ struct UndeliveredMessage {
 Result<std::vector<UndeliveredMessage>> ListUndeliveredMessagesForInbox(
     Txn& txn, const std::string& project_id, const std::string& run_id);
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
 // The recipient of run "run_id"'s oldest unread message, if any (sgai's
 // check that no agent has mail waiting).

@@ -67,7 +67,7 @@ Status InsertProjectRow(Txn& txn, const Project& p) {
       .status();
 }
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 Result<int64_t> CountAllProjectRows(Txn& txn) {
   ASSIGN_OR_RETURN(Row r, txn.QueryOne("SELECT COUNT(*) FROM projects", {}, "projects"));

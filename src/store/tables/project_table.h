@@ -2,7 +2,7 @@
 //
 // The projects table, typed (model/project.h): the columns, a row as a
 // Project, one project by id, every project by name, the id a name or id
-// stands for, and a new project. Portable SQL.
+// stands for, a new project, and the count baton status shows. Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_PROJECT_TABLE_H_
 #define BATON_SRC_STORE_TABLES_PROJECT_TABLE_H_
@@ -38,7 +38,7 @@ Result<std::optional<std::string>> FindProjectNamedOrWithId(Txn& txn, const std:
 // Inserts "project" at version 1 (its version is not written).
 Status InsertProjectRow(Txn& txn, const Project& project);
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 // baton status: how many projects the store holds.
 Result<int64_t> CountAllProjectRows(Txn& txn);

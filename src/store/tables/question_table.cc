@@ -184,7 +184,7 @@ Status MarkQuestionDelivered(Txn& txn, int64_t seq, const std::string& now) {
       .status();
 }
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 Result<std::vector<ExportedQuestion>> ExportOpenQuestionRows(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
@@ -267,7 +267,7 @@ Result<std::vector<OverviewQuestion>> ListOpenQuestionsForOverview(Txn& txn) {
   return out;
 }
 
-// graph:
+// ---- What engine/graph asks ----
 
 Result<std::vector<Question>> OpenQuestionRows(Txn& txn, const std::string& run_id) {
   const SqlValue params[] = {SqlText(run_id)};

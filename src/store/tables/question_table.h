@@ -80,7 +80,7 @@ Status CancelQuestionRow(Txn& txn, int64_t seq, const std::string& cancelled_by,
 // Question "seq"'s outcome reached its asker at "now".
 Status MarkQuestionDelivered(Txn& txn, int64_t seq, const std::string& now);
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 // run.export: run "run_id"'s open questions, in the order asked.
 struct ExportedQuestion {
@@ -139,7 +139,7 @@ struct OverviewQuestion {
 };
 Result<std::vector<OverviewQuestion>> ListOpenQuestionsForOverview(Txn& txn);
 
-// graph:
+// ---- What engine/graph asks ----
 
 // Every open question of run "run_id", oldest first (a graph run's human
 // nodes: compaction keeps their checkpoints, a reset cancels them).

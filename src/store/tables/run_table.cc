@@ -132,7 +132,7 @@ Result<std::map<std::string, int64_t>> CountRunsByStatus(Txn& txn, const RunFilt
   return counts;
 }
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 std::string InboxScopeSql(const InboxScope& scope, const std::string& alias,
                           std::vector<SqlValue>& params) {
@@ -227,7 +227,7 @@ Result<std::vector<OverviewRun>> ListRecentRunsForOverview(Txn& txn) {
   return runs;
 }
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
 Result<std::vector<RunStatusForReplay>> ListRunStatusesForReplay(Txn& txn) {
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query("SELECT id, status FROM runs ORDER BY id", {}));
@@ -247,7 +247,7 @@ Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::stri
       .status();
 }
 
-// graph:
+// ---- What engine/graph asks ----
 
 Status StoreGraphRunRow(Txn& txn, const std::string& id, const std::string& status,
                         const std::optional<std::string>& cursor,
@@ -267,7 +267,8 @@ Result<std::vector<std::string>> ListGraphForkMetaTexts(Txn& txn, const std::str
   // text; "_" in an id matches any character, which only widens.
   ASSIGN_OR_RETURN(std::vector<Row> rows,
                    txn.Query("SELECT meta FROM runs WHERE profile = 'graph' AND meta LIKE ?",
-                             {SqlText("%\"forked_from\":{\"run\":" + CanonicalJson(run_id) + ",%")}));
+                             {SqlText("%\"forked_from\":{\"run\":" + CanonicalJson(run_id) +
+                                      ",%")}));
   std::vector<std::string> metas;
   metas.reserve(rows.size());
   for (const Row& r : rows) metas.push_back(r.Str(0));

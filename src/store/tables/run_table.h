@@ -3,7 +3,10 @@
 // The runs table, typed (model/run.h): the columns, a row as a Run, one run
 // by id, the filtered list run.list shows and its counts by status, a new
 // run, a loaded run written back, and the version bump a progress note
-// makes. Portable SQL (? placeholders), so a second backend runs it as is.
+// makes; then, section by section, what each room of the engine asks of
+// runs (imports, the inbox, baton status, replay, Sinfonia's cursor, the
+// graph runner's write-back). Every statement on runs is here. Portable SQL
+// (? placeholders), so a second backend runs it as is.
 
 #ifndef BATON_SRC_STORE_TABLES_RUN_TABLE_H_
 #define BATON_SRC_STORE_TABLES_RUN_TABLE_H_
@@ -62,7 +65,7 @@ Result<std::vector<Run>> ListRunRows(Txn& txn, const RunFilter& filter);
 // order and limit), by status.
 Result<std::map<std::string, int64_t>> CountRunsByStatus(Txn& txn, const RunFilter& filter);
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 // The part of the inbox's reads that a scope narrows: runs of one project,
 // or one run ("" for every project or run).
@@ -138,7 +141,7 @@ struct OverviewRun {
 };
 Result<std::vector<OverviewRun>> ListRecentRunsForOverview(Txn& txn);
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
 // A run's id and status, as `baton verify --deep` compares them with the
 // status its events imply (engine/ledger/ledger_replay.h).
@@ -154,7 +157,7 @@ Result<std::vector<RunStatusForReplay>> ListRunStatusesForReplay(Txn& txn);
 Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::string& step_key,
                             int64_t index, const std::string& now);
 
-// graph:
+// ---- What engine/graph asks ----
 
 // What the graph runner writes back after each step: run "id"'s status,
 // cursor and cursor_index (none: NULL), context and meta; the version is

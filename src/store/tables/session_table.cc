@@ -54,7 +54,7 @@ Status TouchActiveSessions(Txn& txn, const std::string& run_id, const std::strin
       .status();
 }
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 Result<std::vector<ExportedSession>> ExportRunSessionRows(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,

@@ -37,7 +37,7 @@ Status InsertActiveSession(Txn& txn, const std::string& id, const std::string& r
 // Run "run_id"'s active sessions were last active at "now".
 Status TouchActiveSessions(Txn& txn, const std::string& run_id, const std::string& now);
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 // One session as a run image carries it (run.export reads it, run.import
 // writes it).

@@ -115,7 +115,7 @@ Result<std::vector<LinkedTask>> ListTaskDependents(Txn& txn, const std::string& 
                      task_id);
 }
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 Result<std::vector<ExportedTaskDep>> ExportRunTaskDepRows(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
@@ -141,7 +141,7 @@ Status InsertImportedTaskDep(Txn& txn, const std::string& task_id,
       .status();
 }
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
 Result<std::vector<GenieGroupDependency>> ListGenieGroupDependencies(Txn& txn,
                                                                      const std::string& run_id,

@@ -61,7 +61,7 @@ Result<bool> DeleteTaskDep(Txn& txn, const std::string& task_id, const std::stri
 Result<std::vector<LinkedTask>> ListTaskDependencies(Txn& txn, const std::string& task_id);
 Result<std::vector<LinkedTask>> ListTaskDependents(Txn& txn, const std::string& task_id);
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 // run.export: the edges from run "run_id"'s tasks, by task, then the task
 // depended on.
@@ -77,7 +77,7 @@ Result<std::vector<ExportedTaskDep>> ExportRunTaskDepRows(Txn& txn, const std::s
 Status InsertImportedTaskDep(Txn& txn, const std::string& task_id,
                              const std::string& depends_on_id);
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
 // A Genie wish group's dependency: group task "task_id" depends on the task
 // keyed "depends_on_key" (nullopt: a task without a key).

@@ -128,7 +128,7 @@ Status RenewTaskLease(Txn& txn, Task& task, int64_t expires_at_ms, const std::st
   return Status();
 }
 
-// h19-core-runs:
+// ---- What engine/core asks for runs, questions, approvals and projects ----
 
 Result<std::vector<TaskStatusCount>> CountRunTasksByStatus(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
@@ -141,7 +141,7 @@ Result<std::vector<TaskStatusCount>> CountRunTasksByStatus(Txn& txn, const std::
   return counts;
 }
 
-// h19-core-tasks:
+// ---- What engine/core asks for the task graph, claims, agents and tokens ----
 
 namespace {
 
@@ -167,6 +167,7 @@ Result<std::optional<std::string>> FirstId(Txn& txn, const std::string& sql,
   return std::optional<std::string>(rows[0].Str(0));
 }
 
+// The first column of each row "sql" returns, as text.
 Result<std::vector<std::string>> Ids(Txn& txn, std::string_view sql,
                                      const std::vector<SqlValue>& params) {
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
@@ -322,26 +323,12 @@ Result<std::vector<std::string>> LeaseOwnersInStatus(Txn& txn, const std::string
              {SqlText(agent_status), SqlText(task_status)});
 }
 
-// h19-coord:
-
-namespace {
-
-std::vector<std::string> IdsOfRows(const std::vector<Row>& rows) {
-  std::vector<std::string> ids;
-  ids.reserve(rows.size());
-  for (const Row& r : rows) ids.push_back(r.Str(0));
-  return ids;
-}
-
-}  // namespace
+// ---- What engine/coord asks (mail, teams, boards) ----
 
 Result<std::vector<std::string>> ListRunTaskIdsInStatus(Txn& txn, const std::string& run_id,
                                                         const std::string& status) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT id FROM tasks WHERE run_id = ? AND status = ? "
-                             "ORDER BY id",
-                             {SqlText(run_id), SqlText(status)}));
-  return IdsOfRows(rows);
+  return Ids(txn, "SELECT id FROM tasks WHERE run_id = ? AND status = ? ORDER BY id",
+             {SqlText(run_id), SqlText(status)});
 }
 
 Status SetTaskBoardPlacement(Txn& txn, const std::string& id, const std::string& board_id,
@@ -392,13 +379,10 @@ Result<std::vector<BoardPlacement>> ListBoardPlacements(Txn& txn, const std::str
 }
 
 Result<std::vector<std::string>> ListBoardTaskIds(Txn& txn, const std::string& board_id) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT id FROM tasks WHERE board_id = ? ORDER BY id",
-                             {SqlText(board_id)}));
-  return IdsOfRows(rows);
+  return Ids(txn, "SELECT id FROM tasks WHERE board_id = ? ORDER BY id", {SqlText(board_id)});
 }
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 namespace {
 
@@ -534,7 +518,7 @@ Result<int64_t> CountAllTaskRows(Txn& txn) {
   return r.Int(0);
 }
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
 Result<std::vector<TaskLeaseForReplay>> ListTaskLeasesForReplay(Txn& txn) {
   ASSIGN_OR_RETURN(
@@ -555,19 +539,6 @@ Result<std::vector<TaskLeaseForReplay>> ListTaskLeasesForReplay(Txn& txn) {
   return out;
 }
 
-namespace {
-
-Result<std::vector<std::string>> FirstColumnTexts(Txn& txn, std::string_view sql,
-                                                  SqlParams params) {
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
-  std::vector<std::string> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) out.push_back(r.Str(0));
-  return out;
-}
-
-}  // namespace
-
 Result<std::vector<std::string>> ListSgaiTodoIds(Txn& txn, const std::string& run_id,
                                                  const std::string& kind,
                                                  const std::optional<std::string>& assignee) {
@@ -578,7 +549,7 @@ Result<std::vector<std::string>> ListSgaiTodoIds(Txn& txn, const std::string& ru
     params.push_back(SqlText(*assignee));
   }
   sql += " ORDER BY position, created_at, id";
-  return FirstColumnTexts(txn, sql, params);
+  return Ids(txn, sql, params);
 }
 
 Status ArchiveSgaiTodoRow(Txn& txn, const std::string& id, const Json& meta,
@@ -602,11 +573,10 @@ Status UpdateSgaiTodoRow(Txn& txn, const std::string& id, const SgaiTodoUpdate& 
 }
 
 Result<std::vector<std::string>> ListSinfoniaStepIds(Txn& txn, const std::string& run_id) {
-  const SqlValue params[] = {SqlText(run_id)};
-  return FirstColumnTexts(txn,
-                          "SELECT id FROM tasks WHERE run_id = ? AND kind = 'step' "
-                          "ORDER BY position, created_at, id",
-                          params);
+  return Ids(txn,
+             "SELECT id FROM tasks WHERE run_id = ? AND kind = 'step' "
+             "ORDER BY position, created_at, id",
+             {SqlText(run_id)});
 }
 
 Status CountSinfoniaStepAttempt(Txn& txn, const std::string& id, const std::string& now) {

@@ -1,9 +1,10 @@
 // File: task_table.h
 //
-// The tasks table's reads, typed (model/task.h): the columns, a row as a
-// Task, one task by id, a run's tasks, and the filtered list task.list
-// shows. Portable SQL (? placeholders), so a second backend runs it as is.
-// The engine's writes to tasks move here table by table (issue 19).
+// The tasks table, typed (model/task.h): the columns, a row as a Task, one
+// task by id, a run's tasks, the filtered list task.list shows, a claim's and
+// a heartbeat's lease writes, a change of status; then, section by section,
+// what each room of the engine asks of tasks. Every statement on tasks is
+// here. Portable SQL (? placeholders), so a second backend runs it as is.
 
 #ifndef BATON_SRC_STORE_TABLES_TASK_TABLE_H_
 #define BATON_SRC_STORE_TABLES_TASK_TABLE_H_
@@ -67,7 +68,7 @@ Result<bool> TaskKeyExists(Txn& txn, const std::string& run_id, const std::strin
                            const std::string& key);
 
 
-// h19-core-tasks:
+// ---- What engine/core asks for the task graph, claims, agents and tokens ----
 
 // A task's id and status, for the reads that need no more.
 struct TaskIdStatus {
@@ -160,7 +161,7 @@ Result<std::vector<TaskIdStatus>> TasksHeldOrAssigned(Txn& txn, const std::strin
 Result<std::vector<std::string>> LeaseOwnersInStatus(Txn& txn, const std::string& agent_status,
                                                      const std::string& task_status);
 
-// h19-coord:
+// ---- What engine/coord asks (mail, teams, boards) ----
 
 // The ids of run "run_id"'s tasks in "status", by id.
 Result<std::vector<std::string>> ListRunTaskIdsInStatus(Txn& txn, const std::string& run_id,
@@ -194,7 +195,7 @@ Result<std::vector<BoardPlacement>> ListBoardPlacements(Txn& txn, const std::str
 // The ids of board "board_id"'s tasks, by id.
 Result<std::vector<std::string>> ListBoardTaskIds(Txn& txn, const std::string& board_id);
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 // run.import: what a file says of a task, written over a stored task or
 // into a new one. "result" null stores NULL; "meta" is stored as canonical
@@ -268,7 +269,7 @@ Result<std::vector<HeldTask>> ListTasksOfLostAgentsForInbox(Txn& txn, int64_t no
 // baton status: how many tasks the store holds.
 Result<int64_t> CountAllTaskRows(Txn& txn);
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
 // What `baton verify --deep` compares of a task with its events
 // (engine/ledger/ledger_replay.h). The lease's epoch and expiry are the

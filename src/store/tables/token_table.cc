@@ -65,7 +65,7 @@ Result<std::optional<TokenHolder>> FindLiveTokenHolder(Txn& txn, const std::stri
                                                 .grants = GrantsFromText(rows[0].Str(2))});
 }
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
 Result<std::vector<TokenStateForReplay>> ListTokenStatesForReplay(Txn& txn) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,

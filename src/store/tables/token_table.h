@@ -37,7 +37,7 @@ struct TokenHolder {
 // The holder of the live (not revoked) token whose secret hashes to "hash", if any.
 Result<std::optional<TokenHolder>> FindLiveTokenHolder(Txn& txn, const std::string& hash);
 
-// h19-ledger-profiles:
+// ---- What engine/ledger and the profiles ask (replay, sgai, genie, stigmergy, sinfonia) ----
 
 // What `baton verify --deep` compares of a token with its events
 // (engine/ledger/ledger_replay.h): holder, role, revoked or not.

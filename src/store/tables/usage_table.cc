@@ -1,4 +1,5 @@
 #include "store/tables/usage_table.h"
+
 #include <vector>
 
 namespace baton {
@@ -27,19 +28,33 @@ Result<std::vector<UsageSum>> SumRunUsage(Txn& txn, const std::string& run_id) {
   return sums;
 }
 
-// h19-interchange:
+Result<int64_t> InsertUsageRow(Txn& txn, const UsageRow& u) {
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      txn.Query(
+          "INSERT INTO usage (run_id, agent, model, step_id, session_id, cost, input_tokens, "
+          "output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, created_at) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+          {SqlText(u.run_id), SqlText(u.agent), SqlText(u.model), SqlText(u.step_id),
+           SqlText(u.session_id), SqlValue(u.cost), SqlInt(u.input_tokens), SqlInt(u.output_tokens),
+           SqlInt(u.reasoning_tokens), SqlInt(u.cache_read_tokens), SqlInt(u.cache_write_tokens),
+           SqlText(u.created_at)}));
+  if (rows.empty()) return InternalError("usage: the insert returned no seq");
+  return rows[0].Int(0);
+}
 
-Result<std::vector<ExportedUsage>> ExportRunUsageRows(Txn& txn, const std::string& run_id) {
+Result<std::vector<UsageRow>> ExportRunUsageRows(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(
       std::vector<Row> rows,
       txn.Query("SELECT seq, agent, model, step_id, session_id, cost, input_tokens, "
                 "output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, "
                 "created_at FROM usage WHERE run_id = ? ORDER BY seq",
                 {SqlText(run_id)}));
-  std::vector<ExportedUsage> out;
+  std::vector<UsageRow> out;
   out.reserve(rows.size());
   for (const Row& r : rows) {
     out.push_back({.seq = r.Int(0),
+                   .run_id = run_id,
                    .agent = r.Str(1),
                    .model = r.Str(2),
                    .step_id = r.Str(3),
@@ -53,35 +68,6 @@ Result<std::vector<ExportedUsage>> ExportRunUsageRows(Txn& txn, const std::strin
                    .created_at = r.Str(11)});
   }
   return out;
-}
-
-Status InsertImportedUsage(Txn& txn, const std::string& run_id, const ExportedUsage& u) {
-  return txn
-      .Exec(
-          "INSERT INTO usage (run_id, agent, model, step_id, session_id, cost, "
-          "input_tokens, output_tokens, reasoning_tokens, cache_read_tokens, "
-          "cache_write_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          {SqlText(run_id), SqlText(u.agent), SqlText(u.model), SqlText(u.step_id),
-           SqlText(u.session_id), SqlValue(u.cost), SqlInt(u.input_tokens), SqlInt(u.output_tokens),
-           SqlInt(u.reasoning_tokens), SqlInt(u.cache_read_tokens), SqlInt(u.cache_write_tokens),
-           SqlText(u.created_at)})
-      .status();
-}
-
-// h19-ledger-profiles:
-
-Result<int64_t> InsertSgaiUsageRow(Txn& txn, const SgaiUsage& u) {
-  ASSIGN_OR_RETURN(
-      std::vector<Row> rows,
-      txn.Query(
-          "INSERT INTO usage (run_id, agent, model, step_id, session_id, cost, input_tokens, "
-          "output_tokens, reasoning_tokens, cache_read_tokens, cache_write_tokens, created_at) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
-          {SqlText(u.run_id), SqlText(u.agent), SqlText(u.model), SqlText(u.step_id),
-           SqlText(u.session_id), SqlValue(u.cost), SqlInt(u.input_tokens), SqlInt(u.output_tokens),
-           SqlInt(u.reasoning_tokens), SqlInt(u.cache_read_tokens), SqlInt(u.cache_write_tokens),
-           SqlText(u.created_at)}));
-  return rows.at(0).Int(0);
 }
 
 }  // namespace baton

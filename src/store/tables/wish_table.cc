@@ -45,7 +45,7 @@ Status DeleteWishRow(Txn& txn, const std::string& project_key, const std::string
       .status();
 }
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 Result<bool> InsertImportedWish(Txn& txn, const ImportedWish& w) {
   ASSIGN_OR_RETURN(int64_t n, txn.Exec("INSERT INTO wishes (project_key, slug, run_id, wish_file, "

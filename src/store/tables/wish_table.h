@@ -37,7 +37,7 @@ Status InsertWishRow(Txn& txn, const WishRow& wish);
 // Forgets the wish "slug" of "project_key" (its run stays).
 Status DeleteWishRow(Txn& txn, const std::string& project_key, const std::string& slug);
 
-// h19-interchange:
+// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 // run.import: registers run "run_id" as the wish "slug" of "project_key";
 // false (nothing stored) when that slug is already held.

@@ -188,7 +188,7 @@ Result<Json> SgaiUsageAdd(OpContext& ctx, const Json& in) {
   const double cost = in.value("cost", 0.0);
   ASSIGN_OR_RETURN(
       const int64_t seq,
-      InsertSgaiUsageRow(ctx.txn, {.run_id = run_id,
+      InsertUsageRow(ctx.txn, {.run_id = run_id,
                                    .agent = agent,
                                    .model = in.at("model").get<std::string>(),
                                    .step_id = in.value("step_id", ""),

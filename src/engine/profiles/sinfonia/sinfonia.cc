@@ -23,6 +23,7 @@
 #include "store/tables/run_table.h"
 #include "store/tables/session_table.h"
 #include "store/tables/task_table.h"
+#include "util/json_or_null.h"
 
 namespace baton {
 namespace {
@@ -458,17 +459,16 @@ Status TouchSession(OpContext& ctx, const std::string& run_id) {
 
 namespace {
 
-Json HandoffToJson(const SinfoniaHandoffRow& h) {
-  auto text_or_null = [](const std::optional<std::string>& s) { return s ? Json(*s) : Json(); };
+Json HandoffToJson(const HandoffRow& h) {
   return Json{{"id", h.id},
               {"run_id", h.run_id},
-              {"session_id", text_or_null(h.session_id)},
+              {"session_id", OrNull(h.session_id)},
               {"sequence", h.sequence},
               {"source", h.source},
               {"target", h.target},
               {"type", h.type},
               {"status", h.status},
-              {"step_id", text_or_null(h.step_id)},
+              {"step_id", OrNull(h.step_id)},
               {"step", h.meta.value("step", "")},
               {"body", h.body},
               {"word_count", h.meta.value("word_count", 0)},
@@ -480,7 +480,7 @@ Json HandoffToJson(const SinfoniaHandoffRow& h) {
 }  // namespace
 
 Result<Json> LoadHandoff(Txn& txn, const std::string& run_id, const std::string& id) {
-  ASSIGN_OR_RETURN(std::optional<SinfoniaHandoffRow> handoff, LoadSinfoniaHandoff(txn, run_id, id));
+  ASSIGN_OR_RETURN(std::optional<HandoffRow> handoff, LoadSinfoniaHandoff(txn, run_id, id));
   if (!handoff) {
     return NotFoundError("subject: run " + run_id + " has no hand-off \"" + id + "\"");
   }

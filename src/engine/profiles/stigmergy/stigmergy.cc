@@ -10,6 +10,7 @@
 #include "engine/core/task_graph.h"
 #include "formats/stigmergy_format.h"
 #include "store/tables/task_table.h"
+#include "util/json_or_null.h"
 
 namespace baton {
 namespace {
@@ -106,7 +107,7 @@ Json ItemToJson(const StigmergyItem& i) {
               {"key", i.key},
               {"title", i.title},
               {"status", i.status},
-              {"parent_id", i.parent_id ? Json(*i.parent_id) : Json()},
+              {"parent_id", OrNull(i.parent_id)},
               {"attempts", i.attempts},
               {"meta", i.meta},
               {"created_at", i.created_at},
