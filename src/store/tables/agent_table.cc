@@ -179,10 +179,7 @@ Result<std::vector<std::string>> ListAgentIdsMatching(Txn& txn, AgentMatch match
   ASSIGN_OR_RETURN(std::vector<Row> rows,
                    txn.Query(std::string("SELECT id FROM agents WHERE ") + where + " ORDER BY id",
                              {SqlText(value)}));
-  std::vector<std::string> ids;
-  ids.reserve(rows.size());
-  for (const Row& r : rows) ids.push_back(r.Str(0));
-  return ids;
+  return FirstColumn(rows);
 }
 
 Status SetAgentTeamRow(Txn& txn, const std::string& id, const std::string& team,

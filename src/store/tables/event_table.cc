@@ -134,10 +134,7 @@ Result<std::vector<std::string>> ListEventPayloadsOfKind(Txn& txn, const std::st
   ASSIGN_OR_RETURN(
       std::vector<Row> rows,
       txn.Query("SELECT payload FROM events WHERE kind = ? ORDER BY seq", {SqlText(kind)}));
-  std::vector<std::string> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) out.push_back(r.Str(0));
-  return out;
+  return FirstColumn(rows);
 }
 
 Result<EventCount> CountEventsAfter(Txn& txn, int64_t after, const std::string& kind) {

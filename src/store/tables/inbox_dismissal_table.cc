@@ -1,13 +1,12 @@
 #include "store/tables/inbox_dismissal_table.h"
 
+#include "store/tables/row_values.h"
+
 namespace baton {
 
 Result<std::vector<std::string>> ListDismissedInboxItems(Txn& txn) {
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query("SELECT item FROM inbox_dismissals", {}));
-  std::vector<std::string> items;
-  items.reserve(rows.size());
-  for (const Row& r : rows) items.push_back(r.Str(0));
-  return items;
+  return FirstColumn(rows);
 }
 
 Status InsertInboxDismissal(Txn& txn, const InboxDismissal& d) {

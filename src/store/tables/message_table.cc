@@ -276,10 +276,7 @@ Result<std::vector<std::string>> ListUnreadSgaiRecipients(Txn& txn, const std::s
   ASSIGN_OR_RETURN(
       std::vector<Row> rows,
       txn.Query("SELECT recipient FROM messages WHERE run_id = ? AND read = 0", {SqlText(run_id)}));
-  std::vector<std::string> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) out.push_back(r.Str(0));
-  return out;
+  return FirstColumn(rows);
 }
 
 Status InsertSgaiSystemMessage(Txn& txn, const SgaiSystemMessage& m) {

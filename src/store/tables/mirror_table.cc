@@ -76,10 +76,7 @@ Result<std::vector<MirrorRow>> ListMirrorRowsOfRuns(Txn& txn,
 
 Result<std::vector<std::string>> ListMirrorPaths(Txn& txn) {
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query("SELECT path FROM mirrors ORDER BY path", {}));
-  std::vector<std::string> paths;
-  paths.reserve(rows.size());
-  for (const Row& r : rows) paths.push_back(r.Str(0));
-  return paths;
+  return FirstColumn(rows);
 }
 
 Status UpsertMirrorRow(Txn& txn, const std::string& path, const std::string& run_id,

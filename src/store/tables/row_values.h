@@ -1,13 +1,15 @@
 // File: row_values.h
 //
-// Column readers the tables share: text that may be NULL, and JSON the
-// store wrote (NULL or text that does not parse reads as a fallback).
+// Column readers the tables share: text that may be NULL, JSON the store
+// wrote (NULL or text that does not parse reads as a fallback), and a
+// one-column answer as a list of text.
 
 #ifndef BATON_SRC_STORE_TABLES_ROW_VALUES_H_
 #define BATON_SRC_STORE_TABLES_ROW_VALUES_H_
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "store/store.h"
 #include "util/json_util.h"
@@ -17,6 +19,15 @@ namespace baton {
 inline std::optional<std::string> TextOrNone(const Row& r, size_t i) {
   if (r.IsNull(i)) return std::nullopt;
   return r.Str(i);
+}
+
+// The first column of each of "rows", as text: the answer of a statement
+// that selects one column (ids, paths, stored payloads).
+inline std::vector<std::string> FirstColumn(const std::vector<Row>& rows) {
+  std::vector<std::string> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back(r.Str(0));
+  return out;
 }
 
 inline Json JsonOr(const Row& r, size_t i, Json fallback) {

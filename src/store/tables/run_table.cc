@@ -269,10 +269,7 @@ Result<std::vector<std::string>> ListGraphForkMetaTexts(Txn& txn, const std::str
                    txn.Query("SELECT meta FROM runs WHERE profile = 'graph' AND meta LIKE ?",
                              {SqlText("%\"forked_from\":{\"run\":" + CanonicalJson(run_id) +
                                       ",%")}));
-  std::vector<std::string> metas;
-  metas.reserve(rows.size());
-  for (const Row& r : rows) metas.push_back(r.Str(0));
-  return metas;
+  return FirstColumn(rows);
 }
 
 }  // namespace baton

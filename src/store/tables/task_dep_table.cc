@@ -8,10 +8,7 @@ namespace {
 
 Result<std::vector<std::string>> QueryIds(Txn& txn, std::string_view sql, const std::string& id) {
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, {SqlText(id)}));
-  std::vector<std::string> ids;
-  ids.reserve(rows.size());
-  for (const Row& r : rows) ids.push_back(r.Str(0));
-  return ids;
+  return FirstColumn(rows);
 }
 
 Result<std::vector<LinkedTask>> QueryLinked(Txn& txn, std::string_view sql, const std::string& id) {

@@ -171,10 +171,7 @@ Result<std::optional<std::string>> FirstId(Txn& txn, const std::string& sql,
 Result<std::vector<std::string>> Ids(Txn& txn, std::string_view sql,
                                      const std::vector<SqlValue>& params) {
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
-  std::vector<std::string> ids;
-  ids.reserve(rows.size());
-  for (const Row& r : rows) ids.push_back(r.Str(0));
-  return ids;
+  return FirstColumn(rows);
 }
 
 const char* LeaseSql(TaskLeaseUpdate lease) {

@@ -1,5 +1,7 @@
 #include "store/tables/wish_table.h"
 
+#include "store/tables/row_values.h"
+
 namespace baton {
 
 Result<std::optional<WishRow>> FindWishRow(Txn& txn, const std::string& project_key,
@@ -22,10 +24,7 @@ Result<std::vector<std::string>> ListWishSlugs(Txn& txn, const std::string& proj
   ASSIGN_OR_RETURN(std::vector<Row> rows,
                    txn.Query("SELECT slug FROM wishes WHERE project_key = ? ORDER BY slug",
                              {SqlText(project_key)}));
-  std::vector<std::string> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) out.push_back(r.Str(0));
-  return out;
+  return FirstColumn(rows);
 }
 
 Status InsertWishRow(Txn& txn, const WishRow& w) {
