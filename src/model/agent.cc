@@ -18,12 +18,15 @@ Json AgentToJson(const Agent& a) {
               {"session_ids", a.session_ids},
               {"auto_resume", a.auto_resume},
               {"delivery_command", OrNull(a.delivery_command)},
-              {"last_heartbeat_at",
-               a.last_heartbeat_ms ? Json(FormatTime(*a.last_heartbeat_ms)) : Json()},
+              {"last_heartbeat_at", AgentLastHeartbeatJson(a)},
               {"meta", a.meta},
               {"version", a.version},
               {"created_at", a.created_at},
               {"updated_at", a.updated_at}};
+}
+
+Json AgentLastHeartbeatJson(const Agent& agent) {
+  return agent.last_heartbeat_ms ? Json(FormatTime(*agent.last_heartbeat_ms)) : Json();
 }
 
 }  // namespace baton

@@ -37,6 +37,8 @@ struct Agent {
 
 // {id, role, ..., last_heartbeat_at: RFC 3339 | null, ...}.
 Json AgentToJson(const Agent& agent);
+// last_heartbeat_at as AgentToJson writes it: RFC 3339, or null for never.
+Json AgentLastHeartbeatJson(const Agent& agent);
 
 }  // namespace baton
 

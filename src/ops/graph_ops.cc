@@ -66,7 +66,7 @@ Result<Json> GraphMermaidOp(OpContext& ctx, const Json& in) {
 
 Result<Json> GraphPathOp(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, id));
   ASSIGN_OR_RETURN(Json def_meta, ShowGraphDefinition(ctx, {{"id", id}}));
   ASSIGN_OR_RETURN(GraphDef def, ParseGraphDef(def_meta.value("text", ""), def_meta.value("source", id)));
   ASSIGN_OR_RETURN(Json listed, ListGraphCheckpoints(ctx, {{"id", id}}));

@@ -124,7 +124,7 @@ Status CheckSubject(OpContext& ctx, const DecisionInput& d) {
     return Status();
   }
   if (d.subject_kind == "task") {
-    Result<Json> task = LoadTask(ctx.txn, d.subject);
+    Result<Json> task = LoadTaskJson(ctx.txn, d.subject);
     if (!task.ok()) return NotFoundError("subject: " + task.status().message());
     if (!d.run_id.empty() && (*task)["run_id"] != d.run_id) {
       return InvalidArgumentError("subject: task " + d.subject + " is not in run " + d.run_id);
@@ -153,13 +153,13 @@ Result<Json> Decide(OpContext& ctx, const Json& in, const char* decision) {
                   .reviewer = in.value("reviewer", ""),
                   .note = in.value("note", "")};
   if (!d.run_id.empty()) {
-    ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, d.run_id));
+    ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, d.run_id));
     if (d.subject.empty() && d.subject_kind == "run") d.subject = "execution";
     if (d.subject.empty()) {
       return InvalidArgumentError("subject: name the " + d.subject_kind + " decided on");
     }
-    if (run["profile"] == "sinfonia") return SinfoniaApplyApproval(ctx, run, d);
-    if (run["profile"] == "stigmergy") return StigmergyApplyApproval(ctx, run, d);
+    if (run.profile == "sinfonia") return SinfoniaApplyApproval(ctx, run, d);
+    if (run.profile == "stigmergy") return StigmergyApplyApproval(ctx, run, d);
   } else if (d.subject.empty()) {
     return InvalidArgumentError("subject: say what is decided");
   }

@@ -51,7 +51,7 @@ OpHandler Versioned(OpHandler handler) {
   return [handler = std::move(handler)](OpContext& ctx, const Json& in) -> Result<Json> {
     if (in.contains("expect_version")) {
       const std::string id = in.at("run").get<std::string>();
-      ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, id));
+      ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, id));
       RETURN_IF_ERROR(CheckExpectedVersion(in, "run", id, run["version"].get<int64_t>()));
     }
     return handler(ctx, in);

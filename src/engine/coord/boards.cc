@@ -329,7 +329,7 @@ Result<Json> ListBoards(OpContext& ctx, const Json& in) {
 Result<Json> AddTaskToBoard(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
   const std::string task_id = in.at("task").get<std::string>();
-  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
+  ASSIGN_OR_RETURN(Json task, LoadTaskJson(ctx.txn, task_id));
   RETURN_IF_ERROR(CheckExpectedVersion(in, "task", task_id, task["version"].get<int64_t>()));
   if (board["project_id"].is_string() && task["project_id"] != board["project_id"]) {
     return FailedPreconditionError("task: task " + task_id + " belongs to " +
@@ -358,13 +358,13 @@ Result<Json> AddTaskToBoard(OpContext& ctx, const Json& in) {
                                                 {"column", column["name"]},
                                                 {"column_id", column["id"]}}})
                       .status());
-  ASSIGN_OR_RETURN(Json placed, LoadTask(ctx.txn, task_id));
+  ASSIGN_OR_RETURN(Json placed, LoadTaskJson(ctx.txn, task_id));
   return Json{{"task", placed}, {"board", BoardRef(board)}, {"column", column["name"]}};
 }
 
 Result<Json> RemoveTaskFromBoard(OpContext& ctx, const Json& in) {
   const std::string task_id = in.at("task").get<std::string>();
-  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
+  ASSIGN_OR_RETURN(Json task, LoadTaskJson(ctx.txn, task_id));
   RETURN_IF_ERROR(CheckExpectedVersion(in, "task", task_id, task["version"].get<int64_t>()));
   ASSIGN_OR_RETURN(Json board, BoardOfTask(ctx.txn, task));
   const Json* column = ColumnById(board, Str(task, "board_column"));
@@ -379,13 +379,13 @@ Result<Json> RemoveTaskFromBoard(OpContext& ctx, const Json& in) {
                                     {"board", board["name"]},
                                     {"column", column_name}}})
           .status());
-  ASSIGN_OR_RETURN(Json removed, LoadTask(ctx.txn, task_id));
+  ASSIGN_OR_RETURN(Json removed, LoadTaskJson(ctx.txn, task_id));
   return Json{{"task", removed}, {"board", BoardRef(board)}, {"column", column_name}};
 }
 
 Result<Json> MoveBoardTask(OpContext& ctx, const Json& in) {
   const std::string task_id = in.at("task").get<std::string>();
-  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
+  ASSIGN_OR_RETURN(Json task, LoadTaskJson(ctx.txn, task_id));
   RETURN_IF_ERROR(CheckExpectedVersion(in, "task", task_id, task["version"].get<int64_t>()));
   ASSIGN_OR_RETURN(Json board, BoardOfTask(ctx.txn, task));
   const Json* from = ColumnById(board, Str(task, "board_column"));
@@ -401,7 +401,7 @@ Result<Json> MoveBoardTask(OpContext& ctx, const Json& in) {
     RETURN_IF_ERROR(CheckGate(board, *from, ctx.actor));
     RETURN_IF_ERROR(CheckTransition(board, *from, to));
     RETURN_IF_ERROR(DoMove(ctx, task, board, *from, to, in.value("note", "")));
-    ASSIGN_OR_RETURN(task, LoadTask(ctx.txn, task_id));
+    ASSIGN_OR_RETURN(task, LoadTaskJson(ctx.txn, task_id));
   }
   return Json{{"task", task},
               {"board", BoardRef(board)},
@@ -620,7 +620,7 @@ Result<Json> ImportBoard(OpContext& ctx, const Json& in) {
 }
 
 Status AdvanceOnCompletion(OpContext& ctx, const std::string& task_id) {
-  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
+  ASSIGN_OR_RETURN(Json task, LoadTaskJson(ctx.txn, task_id));
   if (!task["board_id"].is_string()) return Status();
   ASSIGN_OR_RETURN(Json board, LoadBoard(ctx.txn, task["board_id"].get<std::string>()));
   const Json* from = ColumnById(board, Str(task, "board_column"));

@@ -100,7 +100,7 @@ Result<std::vector<std::string>> Recipients(Txn& txn, const std::string& to,
 Status ResolveScope(OpContext& ctx, const Json& in, std::string* run_id, std::string* project_id) {
   if (in.contains("run")) {
     *run_id = in["run"].get<std::string>();
-    ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, *run_id));
+    ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, *run_id));
     if (!run["project_id"].is_null()) *project_id = run["project_id"].get<std::string>();
   }
   if (!in.contains("project")) return Status();
@@ -242,7 +242,7 @@ Result<Json> ClaimDelivery(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
   ASSIGN_OR_RETURN(Json m, LoadMessage(ctx.txn, id));
   const std::string to = m["to"].get<std::string>();
-  ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, to));
+  ASSIGN_OR_RETURN(Json agent, LoadAgentJson(ctx.txn, to));
   auto refuse = [](std::string reason) { return Json{{"claimed", false}, {"reason", reason}}; };
   if (agent["delivery_command"].is_null() || agent["delivery_command"] == "") {
     return refuse("agent " + to + " has no delivery command; it reads its inbox");
@@ -287,7 +287,7 @@ Status RecordSuccess(OpContext& ctx, const Attempt& a) {
                       .status());
   // The agent now has input to work on: it is no longer idle, so the next
   // pass does not type another message into its pane until it says so.
-  ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, a.to));
+  ASSIGN_OR_RETURN(Json agent, LoadAgentJson(ctx.txn, a.to));
   if (agent["status"] != "idle") return Status();
   return SetAgentStatus(ctx, {{"id", a.to}, {"status", "working"},
                               {"reason", "mail " + a.id + " was pushed into it"}})

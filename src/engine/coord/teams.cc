@@ -324,7 +324,7 @@ Status CheckNotArchived(const Json& team) {
 // The agent, registered and not a member of another team that is not archived.
 Result<Json> LoadRecruit(Txn& txn, const std::string& agent_id, const std::string& team,
                          const std::string& field) {
-  Result<Json> agent = LoadAgent(txn, agent_id);
+  Result<Json> agent = LoadAgentJson(txn, agent_id);
   if (!agent.ok()) return agent.status().WithPrefix(field);
   const std::string other = Str(*agent, "team");
   if (other.empty() || other == team) return agent;
@@ -416,7 +416,7 @@ Result<Json> ReserveTeam(OpContext& ctx, const Json& in) {
   }
   if (in.contains("wish_run")) {
     RETURN_IF_ERROR(
-        LoadRun(ctx.txn, in["wish_run"].get<std::string>()).status().WithPrefix("wish_run"));
+        LoadRunJson(ctx.txn, in["wish_run"].get<std::string>()).status().WithPrefix("wish_run"));
   }
   // Both folders are scoped before git looks at either. git's queries are
   // quick and stay here; only the clone runs outside the transaction.
@@ -518,7 +518,7 @@ Result<Json> FinishTeamCreate(OpContext& ctx, const Json& in) {
   }
   if (in.contains("wish_run")) {
     wish_run_id = in["wish_run"].get<std::string>();
-    RETURN_IF_ERROR(LoadRun(ctx.txn, wish_run_id).status().WithPrefix("wish_run"));
+    RETURN_IF_ERROR(LoadRunJson(ctx.txn, wish_run_id).status().WithPrefix("wish_run"));
   }
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(kTeamMachine));
   RETURN_IF_ERROR(DeleteTeamReservation(ctx.txn, name));

@@ -8,9 +8,9 @@ namespace baton {
 // A lost agent's tasks went back to ready when it was marked lost: until it
 // registers again, whatever it believes it holds is stale, so its claims and
 // heartbeats are refused (its completions are fenced by the lease epoch).
-Status CheckNotLostAgent(const Json& agent, const std::string& doing) {
-  if (agent["status"] != kLost) return Status();
-  const std::string id = agent["id"].get<std::string>();
+Status CheckNotLostAgent(const Agent& agent, const std::string& doing) {
+  if (agent.status != kLost) return Status();
+  const std::string& id = agent.id;
   return Status(StatusCode::kFailedPrecondition,
                 "agent " + id + " is lost (the reconciler found no heartbeat and returned its "
                 "tasks to ready), so it may not " + doing + "; register it again (the agent_register "
@@ -18,13 +18,20 @@ Status CheckNotLostAgent(const Json& agent, const std::string& doing) {
                 Json{{"agent", id}, {"status", kLost}});
 }
 
-Result<Json> LoadAgent(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(Agent agent, LoadAgentRow(txn, id));
+Result<Agent> LoadAgent(Txn& txn, const std::string& id) { return LoadAgentRow(txn, id); }
+
+Result<Json> LoadAgentJson(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(Agent agent, LoadAgent(txn, id));
   return AgentToJson(agent);
 }
 
+Status CheckNotLostAgentJson(const Json& agent, const std::string& doing) {
+  Agent typed{.id = agent["id"].get<std::string>(), .status = agent["status"].get<std::string>()};
+  return CheckNotLostAgent(typed, doing);
+}
+
 Status CheckAgentNotLost(Txn& txn, const std::string& id, const std::string& doing) {
-  ASSIGN_OR_RETURN(Json agent, LoadAgent(txn, id));
+  ASSIGN_OR_RETURN(Agent agent, LoadAgent(txn, id));
   return CheckNotLostAgent(agent, doing);
 }
 

@@ -16,18 +16,23 @@
 #include <string>
 
 #include "engine/ledger/op_context.h"
+#include "model/agent.h"
 #include "store/store.h"
 
 namespace baton {
 
 inline constexpr char kLost[] = "lost";
 
-// The agent as JSON; NotFound naming the id and how to register it.
-Result<Json> LoadAgent(Txn& txn, const std::string& id);
+// The agent; NotFound naming the id and how to register it.
+Result<Agent> LoadAgent(Txn& txn, const std::string& id);
 
 // FailedPrecondition when "agent" is lost: it may not "doing" until it
 // registers again.
-Status CheckNotLostAgent(const Json& agent, const std::string& doing);
+Status CheckNotLostAgent(const Agent& agent, const std::string& doing);
+
+// Transitional (issue 19 item 2): the same with the agent as a JSON object.
+Result<Json> LoadAgentJson(Txn& txn, const std::string& id);
+Status CheckNotLostAgentJson(const Json& agent, const std::string& doing);
 
 // FailedPrecondition when agent "id" is lost (it may not "doing" until it
 // registers again); NotFound when there is no such agent.

@@ -44,12 +44,12 @@ Json MergeSessionIds(Json stored, const Json& in) {
   return stored;
 }
 
-Status MoveAgent(OpContext& ctx, const Json& agent, const std::string& to,
+Status MoveAgent(OpContext& ctx, const Agent& agent, const std::string& to,
                  const std::string& reason, const std::string& kind) {
-  const std::string id = agent["id"].get<std::string>();
-  const std::string from = agent["status"].get<std::string>();
+  const std::string& id = agent.id;
+  const std::string& from = agent.status;
   if (from == to) return Status();
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(agent["machine"].get<std::string>()));
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(agent.machine));
   RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()).WithPrefix("agent " + id));
   RETURN_IF_ERROR(UpdateAgentStatusRow(ctx.txn, id, to, ctx.now));
   return AppendEvent(ctx, {.kind = kind,
@@ -66,6 +66,12 @@ Status CheckSelf(const OpContext& ctx, const std::string& id) {
   if (ctx.actor.role != "agent" || id == ctx.actor.id) return Status();
   return PermissionDeniedError("id: an agent may change only its own registration (" +
                                ctx.actor.id + " asked to change " + id + ")");
+}
+
+// The stored agent as every operation answers it.
+Result<Json> AnswerAgent(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(Agent agent, LoadAgent(txn, id));
+  return AgentToJson(agent);
 }
 
 }  // namespace
@@ -85,10 +91,10 @@ Result<Json> RegisterAgent(OpContext& ctx, const Json& in) {
     ASSIGN_OR_RETURN(project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
   }
   AgentRegistration fields = RegisterFields(ctx, in, project_id);
-  Result<Json> existing = LoadAgent(ctx.txn, id);
+  Result<Agent> existing = LoadAgent(ctx.txn, id);
   if (existing.ok()) {
-    RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, (*existing)["version"].get<int64_t>()));
-    fields.session_ids = MergeSessionIds((*existing)["session_ids"], in);
+    RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, existing->version));
+    fields.session_ids = MergeSessionIds(existing->session_ids, in);
     RETURN_IF_ERROR(UpdateAgentRegistration(ctx.txn, id, fields, ctx.now));
     RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "agent.registered",
                                       .summary = "agent " + id + " registered again",
@@ -108,13 +114,13 @@ Result<Json> RegisterAgent(OpContext& ctx, const Json& in) {
     return existing.status();
   }
   // Registering again is how a lost agent comes back: as it says, else working.
-  const bool was_lost = existing.ok() && (*existing)["status"] == kLost;
+  const bool was_lost = existing.ok() && existing->status == kLost;
   if (in.contains("status") || was_lost) {
-    ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
+    ASSIGN_OR_RETURN(Agent agent, LoadAgent(ctx.txn, id));
     RETURN_IF_ERROR(MoveAgent(ctx, agent, in.value("status", std::string("working")),
                               was_lost ? "registered again" : "", "agent.status"));
   }
-  return LoadAgent(ctx.txn, id);
+  return AnswerAgent(ctx.txn, id);
 }
 
 Status RegisterOnFirstCall(OpContext& ctx) {
@@ -126,12 +132,12 @@ Status RegisterOnFirstCall(OpContext& ctx) {
 Result<Json> AgentHeartbeat(OpContext& ctx, const Json& in) {
   const std::string id = in.value("id", ctx.actor.id);
   RETURN_IF_ERROR(CheckSelf(ctx, id));
-  ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
+  ASSIGN_OR_RETURN(Agent agent, LoadAgent(ctx.txn, id));
   RETURN_IF_ERROR(CheckNotLostAgent(agent, "heartbeat"));
-  RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, agent["version"].get<int64_t>()));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, agent.version));
   RETURN_IF_ERROR(RecordAgentHeartbeat(ctx.txn, id, ctx.now_ms, ctx.now));
   std::string to = in.value("status", "");
-  if (to == agent["status"]) to.clear();  // no change of status: a plain heartbeat
+  if (to == agent.status) to.clear();  // no change of status: a plain heartbeat
   if (!to.empty()) {
     RETURN_IF_ERROR(MoveAgent(ctx, agent, to, in.value("reason", ""), "agent.status"));
   } else {
@@ -140,28 +146,28 @@ Result<Json> AgentHeartbeat(OpContext& ctx, const Json& in) {
                                       .payload = {{"agent", id}}})
                         .status());
   }
-  return LoadAgent(ctx.txn, id);
+  return AnswerAgent(ctx.txn, id);
 }
 
 Result<Json> SetAgentStatus(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
   RETURN_IF_ERROR(CheckSelf(ctx, id));
-  ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
+  ASSIGN_OR_RETURN(Agent agent, LoadAgent(ctx.txn, id));
   // An agent does not talk itself out of lost; a coordinator may close it.
   if (ctx.actor.role == "agent") RETURN_IF_ERROR(CheckNotLostAgent(agent, "change its status"));
-  RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, agent["version"].get<int64_t>()));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "agent", id, agent.version));
   const std::string to = in.at("status").get<std::string>();
   RETURN_IF_ERROR(MoveAgent(ctx, agent, to, in.value("reason", ""), "agent.status"));
   // Lost by hand holds nothing either.
-  if (to == kLost && agent["status"] != kLost) {
+  if (to == kLost && agent.status != kLost) {
     RETURN_IF_ERROR(ReleaseLeasesOf(ctx, id, "agent " + id + " set lost by " + ctx.actor.id)
                         .status());
   }
-  return LoadAgent(ctx.txn, id);
+  return AnswerAgent(ctx.txn, id);
 }
 
 Result<Json> ShowAgent(OpContext& ctx, const Json& in) {
-  return LoadAgent(ctx.txn, in.value("id", ctx.actor.id));
+  return AnswerAgent(ctx.txn, in.value("id", ctx.actor.id));
 }
 
 Result<Json> ListAgents(OpContext& ctx, const Json& in) {
@@ -185,23 +191,20 @@ Result<Json> ReconcileAgents(OpContext& ctx, const Json& in) {
   const int64_t cutoff = ctx.now_ms - threshold;
   ASSIGN_OR_RETURN(std::vector<Agent> silent, SilentAgentRows(ctx.txn, kLost, cutoff));
   Json lost = Json::array();
-  for (const Agent& row : silent) {
-    Json agent = AgentToJson(row);
-    const std::string id = agent["id"].get<std::string>();
-    ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(agent["machine"].get<std::string>()));
+  for (const Agent& agent : silent) {
+    const std::string& id = agent.id;
+    ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(agent.machine));
     // Only states that expect heartbeats can be lost (not done, suspended...).
-    if (!machine->Check(agent["status"].get<std::string>(), kLost, ctx.transition()).ok()) {
-      continue;
-    }
-    const std::string last = agent["last_heartbeat_at"].is_null()
-                                 ? std::string("never")
-                                 : agent["last_heartbeat_at"].get<std::string>();
+    if (!machine->Check(agent.status, kLost, ctx.transition()).ok()) continue;
+    const Json last_heartbeat = AgentLastHeartbeatJson(agent);
+    const std::string last =
+        last_heartbeat.is_null() ? std::string("never") : last_heartbeat.get<std::string>();
     const std::string reason = "no heartbeat since " + last + " (threshold " +
                                std::to_string(threshold) + " ms)";
     RETURN_IF_ERROR(MoveAgent(ctx, agent, kLost, reason, "agent.lost"));
     ASSIGN_OR_RETURN(std::vector<std::string> released,
                      ReleaseLeasesOf(ctx, id, "agent " + id + " lost: " + reason));
-    lost.push_back({{"id", id}, {"last_heartbeat_at", agent["last_heartbeat_at"]},
+    lost.push_back({{"id", id}, {"last_heartbeat_at", last_heartbeat},
                     {"released_tasks", released}});
   }
   // Agents already lost hold nothing either: leases they took while lost
@@ -212,8 +215,8 @@ Result<Json> ReconcileAgents(OpContext& ctx, const Json& in) {
     ASSIGN_OR_RETURN(std::vector<std::string> released,
                      ReleaseLeasesOf(ctx, id, "agent " + id + " is lost"));
     if (released.empty()) continue;
-    ASSIGN_OR_RETURN(Json agent, LoadAgent(ctx.txn, id));
-    lost.push_back({{"id", id}, {"last_heartbeat_at", agent["last_heartbeat_at"]},
+    ASSIGN_OR_RETURN(Agent agent, LoadAgent(ctx.txn, id));
+    lost.push_back({{"id", id}, {"last_heartbeat_at", AgentLastHeartbeatJson(agent)},
                     {"released_tasks", released}, {"already_lost", true}});
   }
   return Json{{"lost", lost}, {"lost_after_ms", threshold}};
@@ -227,14 +230,14 @@ Result<Json> ResumeDecision(OpContext& ctx, const Json& in) {
     extra["reason"] = reason;
     return extra;
   };
-  Result<Json> loaded = LoadAgent(ctx.txn, id);
+  Result<Agent> loaded = LoadAgent(ctx.txn, id);
   if (loaded.status().code() == StatusCode::kNotFound) return decide(false, "unknown_agent");
   RETURN_IF_ERROR(loaded.status());
-  const Json& agent = *loaded;
-  if (!agent["auto_resume"].get<bool>()) return decide(false, "auto_resume_disabled");
+  const Agent& agent = *loaded;
+  if (!agent.auto_resume) return decide(false, "auto_resume_disabled");
   // A task agent exists for its assignment: once that is finished there is
   // nothing to resume. A permanent agent is resumed regardless.
-  const bool permanent = agent["kind"] == "permanent";
+  const bool permanent = agent.kind == "permanent";
   if (!permanent) {
     ASSIGN_OR_RETURN(std::vector<TaskIdStatus> held, TasksHeldOrAssigned(ctx.txn, id));
     std::string open_task;
@@ -246,7 +249,7 @@ Result<Json> ResumeDecision(OpContext& ctx, const Json& in) {
     }
     if (open_task.empty()) return decide(false, "assignment_closed");
   }
-  const Json& sessions = agent["session_ids"];
+  const Json& sessions = agent.session_ids;
   if (sessions.empty()) return decide(false, "no_session_id");
   return decide(true, "ok",
                 {{"session_id", sessions.back()}, {"rehydrate", permanent ? "eager" : "lazy"}});

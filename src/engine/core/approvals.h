@@ -22,6 +22,7 @@
 #include <string>
 
 #include "engine/ledger/op_context.h"
+#include "model/run.h"
 
 namespace baton {
 
@@ -51,11 +52,11 @@ Result<Json> LatestDecision(Txn& txn, const std::string& run_id,
                             const std::string& subject);
 
 // Profile hooks for approval.approve / approval.reject on a run of that
-// profile ("run" is the run as LoadRun returns it). Each records the decision
+// profile (the run as LoadRun returns it). Each records the decision
 // itself. Defined with the profile (sinfonia_flow.cc, stigmergy.cc).
-Result<Json> SinfoniaApplyApproval(OpContext& ctx, const Json& run,
+Result<Json> SinfoniaApplyApproval(OpContext& ctx, const Run& run,
                                    const DecisionInput& in);
-Result<Json> StigmergyApplyApproval(OpContext& ctx, const Json& run,
+Result<Json> StigmergyApplyApproval(OpContext& ctx, const Run& run,
                                     const DecisionInput& in);
 
 }  // namespace baton

@@ -19,6 +19,8 @@
 #endif
 
 #include "engine/ledger/op_context.h"
+#include "model/run.h"
+#include "model/task.h"
 
 namespace baton {
 
@@ -38,24 +40,39 @@ Result<Json> RunUsage(OpContext& ctx, const Json& in);
 Result<Json> SetRunStatus(OpContext& ctx, const Json& in);
 Result<Json> PatchRunContext(OpContext& ctx, const Json& in);
 Result<Json> AddRunProgress(OpContext& ctx, const Json& in);
-// The run as JSON; NotFound naming the id.
-Result<Json> LoadRun(Txn& txn, const std::string& id);
+// The run; NotFound naming the id.
+Result<Run> LoadRun(Txn& txn, const std::string& id);
 // Writes a loaded run's status, context and meta back and bumps its version.
 // The caller has checked any status change with the run's machine and
 // appends the events.
-Status StoreRun(OpContext& ctx, const Json& run);
+Status StoreRun(OpContext& ctx, const Run& run);
 // Moves a loaded "run" to status "to" in memory — checked with its machine
 // for ctx's transition, with the run.status event — for the caller to store.
-Status MoveRunStatus(OpContext& ctx, Json& run, const std::string& to, const std::string& reason);
+Status MoveRunStatus(OpContext& ctx, Run& run, const std::string& to, const std::string& reason);
 
 // Tasks.
 Result<Json> CreateTask(OpContext& ctx, const Json& in);
 Result<Json> ShowTask(OpContext& ctx, const Json& in);
 Result<Json> ListTasks(OpContext& ctx, const Json& in);
 Result<Json> SetTaskStatus(OpContext& ctx, const Json& in);
-Result<Json> LoadTask(Txn& txn, const std::string& id);
+// The task; NotFound naming the id.
+Result<Task> LoadTask(Txn& txn, const std::string& id);
 // Every task of a run, by position, then creation.
-Result<std::vector<Json>> LoadRunTasks(Txn& txn, const std::string& run_id);
+Result<std::vector<Task>> LoadRunTasks(Txn& txn, const std::string& run_id);
+
+// The stored run and task as every operation answers them (RunToJson,
+// TaskToJson) — for an operation's result only.
+Result<Json> AnswerRun(Txn& txn, const std::string& id);
+Result<Json> AnswerTask(Txn& txn, const std::string& id);
+
+// Transitional: the same as JSON objects, for the rooms that still pass runs
+// and tasks as JSON (issue 19 item 2). Each goes when its last caller does.
+Result<Json> LoadRunJson(Txn& txn, const std::string& id);
+Status StoreRunJson(OpContext& ctx, const Json& run);
+Status MoveRunStatusJson(OpContext& ctx, Json& run, const std::string& to,
+                         const std::string& reason);
+Result<Json> LoadTaskJson(Txn& txn, const std::string& id);
+Result<std::vector<Json>> LoadRunTasksJson(Txn& txn, const std::string& run_id);
 
 // Aborted unless "in" has no expect_version or it equals "version".
 Status CheckExpectedVersion(const Json& in, std::string_view what,

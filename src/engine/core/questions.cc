@@ -137,22 +137,23 @@ Result<Json> FindQuestion(Txn& txn, const Json& in, bool want_open = false) {
 // that was already waiting for another reason (a Sinfonia rejection, a human's
 // pause) stays where it is. When the machine does not allow going back (sgai
 // answers always lead to working) the run takes the first status allowed.
-Result<Json> ReleaseRun(OpContext& ctx, const std::string& run_id, const Json& q,
-                        const std::string& why) {
-  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, run_id));
-  ASSIGN_OR_RETURN(const Profile* profile, FindProfile(run["profile"].get<std::string>()));
+Status ReleaseRun(OpContext& ctx, const std::string& run_id, const Json& q,
+                  const std::string& why) {
+  ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, run_id));
+  ASSIGN_OR_RETURN(const Profile* profile, FindProfile(run.profile));
   ASSIGN_OR_RETURN(int64_t open, CountOpenQuestions(ctx.txn, run_id));
-  if (open > 0 || run["status"] != profile->waiting_status) return run;
+  if (open > 0 || run.status != profile->waiting_status) return Status();
   const std::string before = q["status_before"].is_string() ? q["status_before"].get<std::string>() : "";
-  if (before.empty() || before == profile->waiting_status) return run;
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(run["machine"].get<std::string>()));
+  if (before.empty() || before == profile->waiting_status) return Status();
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(run.machine));
   std::string target = before;
   if (!machine->Check(profile->waiting_status, target, ctx.transition()).ok()) {
     std::vector<std::string> allowed = machine->AllowedNext(profile->waiting_status, ctx.transition());
-    if (allowed.empty()) return run;  // the machine keeps it waiting
+    if (allowed.empty()) return Status();  // the machine keeps it waiting
     target = allowed[0];
   }
-  return SetRunStatus(ctx, {{"id", run_id}, {"status", target}, {"reason", why}});
+  RETURN_IF_ERROR(MoveRunStatus(ctx, run, target, why));
+  return StoreRun(ctx, run);
 }
 
 // Checks an answer against the question and returns it in stored form:
@@ -214,8 +215,8 @@ Result<Json> ValidateAnswer(const Json& q, const Json& in) {
 Result<Json> WithRunStatus(Txn& txn, Json q) {
   q["run_status"] = Json();
   if (!q["run_id"].is_null()) {
-    ASSIGN_OR_RETURN(Json run, LoadRun(txn, q["run_id"].get<std::string>()));
-    q["run_status"] = run["status"];
+    ASSIGN_OR_RETURN(Run run, LoadRun(txn, q["run_id"].get<std::string>()));
+    q["run_status"] = run.status;
   }
   return q;
 }
@@ -247,17 +248,17 @@ Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
 
   std::string run_id;
   std::string project_id;
-  Json run;
+  std::optional<Run> run;
   if (in.contains("run")) {
     run_id = in["run"].get<std::string>();
     ASSIGN_OR_RETURN(run, LoadRun(ctx.txn, run_id));
-    if (!run["project_id"].is_null()) project_id = run["project_id"].get<std::string>();
+    project_id = run->project_id.value_or("");
   } else if (in.contains("project")) {
     ASSIGN_OR_RETURN(project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
   }
   const Json blocks = in.value("blocks", Json::array());
   for (size_t i = 0; i < blocks.size(); ++i) {
-    Result<Json> task = LoadTask(ctx.txn, blocks[i].get<std::string>());
+    Result<Task> task = LoadTask(ctx.txn, blocks[i].get<std::string>());
     if (!task.ok()) {
       return InvalidArgumentError("blocks[" + std::to_string(i) + "]: " + task.status().message());
     }
@@ -281,17 +282,16 @@ Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
   // Every question remembers the status the run had before any open
   // question held it; the waiting status itself means "already held".
   std::string status_before;
-  if (!run.is_null()) {
-    ASSIGN_OR_RETURN(const Profile* profile, FindProfile(run["profile"].get<std::string>()));
-    const std::string status = run["status"].get<std::string>();
+  if (run) {
+    ASSIGN_OR_RETURN(const Profile* profile, FindProfile(run->profile));
+    const std::string status = run->status;
     status_before = status;
     if (status != profile->waiting_status) {
       // The machine decides whether this run can wait from where it is.
-      Status moved = SetRunStatus(ctx, {{"id", run_id},
-                                        {"status", profile->waiting_status},
-                                        {"reason", "question " + id + " asked by " + ctx.actor.id}})
-                         .status();
-      RETURN_IF_ERROR(moved.WithPrefix("run"));
+      RETURN_IF_ERROR(MoveRunStatus(ctx, *run, profile->waiting_status,
+                                    "question " + id + " asked by " + ctx.actor.id)
+                          .WithPrefix("run"));
+      RETURN_IF_ERROR(StoreRun(ctx, *run));
     } else {
       ASSIGN_OR_RETURN(std::optional<std::string> held, FirstOpenStatusBefore(ctx.txn, run_id));
       if (held) status_before = *held;
@@ -354,7 +354,7 @@ Result<Json> AnswerQuestion(OpContext& ctx, const Json& in) {
                                     .payload = payload})
                       .status());
   if (!run_id.empty()) {
-    RETURN_IF_ERROR(ReleaseRun(ctx, run_id, q, "question " + id + " answered").status());
+    RETURN_IF_ERROR(ReleaseRun(ctx, run_id, q, "question " + id + " answered"));
   }
   return LoadBySeq(ctx.txn, q["seq"].get<int64_t>());
 }
@@ -376,7 +376,7 @@ Result<Json> CancelQuestion(OpContext& ctx, const Json& in) {
                                     .payload = {{"question_id", id}, {"reason", reason}}})
                       .status());
   if (!run_id.empty()) {
-    RETURN_IF_ERROR(ReleaseRun(ctx, run_id, q, "question " + id + " cancelled").status());
+    RETURN_IF_ERROR(ReleaseRun(ctx, run_id, q, "question " + id + " cancelled"));
   }
   return LoadBySeq(ctx.txn, q["seq"].get<int64_t>());
 }

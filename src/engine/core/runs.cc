@@ -11,23 +11,31 @@ namespace baton {
 namespace {
 
 // Loads the run named by in["id"] and checks expect_version.
-Result<Json> LoadForUpdate(OpContext& ctx, const Json& in) {
+Result<Run> LoadForUpdate(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, id));
-  RETURN_IF_ERROR(CheckExpectedVersion(in, "run", id, run["version"].get<int64_t>()));
+  ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, id));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "run", id, run.version));
   return run;
 }
 
 }  // namespace
 
-Status StoreRun(OpContext& ctx, const Json& run) {
-  return StoreRunRow(ctx.txn, run["id"].get<std::string>(), run["status"].get<std::string>(),
-                     run["context"], run["meta"], ctx.now);
+Result<Json> AnswerRun(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(Run run, LoadRun(txn, id));
+  return RunToJson(run);
 }
 
-Result<Json> LoadRun(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(Run run, LoadRunRow(txn, id));
-  return RunToJson(run);
+Result<Run> LoadRun(Txn& txn, const std::string& id) { return LoadRunRow(txn, id); }
+
+Status StoreRun(OpContext& ctx, const Run& run) {
+  return StoreRunRow(ctx.txn, run.id, run.status, run.context, run.meta, ctx.now);
+}
+
+Result<Json> LoadRunJson(Txn& txn, const std::string& id) { return AnswerRun(txn, id); }
+
+Status StoreRunJson(OpContext& ctx, const Json& run) {
+  return StoreRunRow(ctx.txn, run["id"].get<std::string>(), run["status"].get<std::string>(),
+                     run["context"], run["meta"], ctx.now);
 }
 
 Result<Json> CreateRun(OpContext& ctx, const Json& in) {
@@ -70,12 +78,12 @@ Result<Json> CreateRun(OpContext& ctx, const Json& in) {
                                                 {"title", title},
                                                 {"project_id", project_id}}})
                       .status());
-  return LoadRun(ctx.txn, id);
+  return AnswerRun(ctx.txn, id);
 }
 
 Result<Json> ShowRun(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(Json run, AnswerRun(ctx.txn, id));
   ASSIGN_OR_RETURN(std::vector<TaskStatusCount> counts, CountRunTasksByStatus(ctx.txn, id));
   Json tasks = Json::object();
   for (const TaskStatusCount& c : counts) tasks[c.status] = c.count;
@@ -151,42 +159,52 @@ Result<Json> RunUsage(OpContext& ctx, const Json& in) {
   return Json{{"rows", list}, {"total", total}};
 }
 
-Status MoveRunStatus(OpContext& ctx, Json& run, const std::string& to, const std::string& reason) {
-  const std::string from = run["status"].get<std::string>();
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(run["machine"].get<std::string>()));
+Status MoveRunStatus(OpContext& ctx, Run& run, const std::string& to, const std::string& reason) {
+  const std::string from = run.status;
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(run.machine));
   RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()));
-  run["status"] = to;
-  return AppendEvent(ctx, {.run_id = run["id"].get<std::string>(),
+  run.status = to;
+  return AppendEvent(ctx, {.run_id = run.id,
                            .kind = "run.status",
                            .summary = from + " -> " + to + (reason.empty() ? "" : ": " + reason),
                            .payload = {{"from", from}, {"to", to}, {"reason", reason}}})
       .status();
 }
 
+Status MoveRunStatusJson(OpContext& ctx, Json& run, const std::string& to,
+                         const std::string& reason) {
+  Run typed{.id = run["id"].get<std::string>(),
+            .machine = run["machine"].get<std::string>(),
+            .status = run["status"].get<std::string>()};
+  RETURN_IF_ERROR(MoveRunStatus(ctx, typed, to, reason));
+  run["status"] = to;
+  return Status();
+}
+
 Result<Json> SetRunStatus(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadForUpdate(ctx, in));
+  ASSIGN_OR_RETURN(Run run, LoadForUpdate(ctx, in));
   RETURN_IF_ERROR(MoveRunStatus(ctx, run, in.at("status").get<std::string>(), in.value("reason", "")));
   RETURN_IF_ERROR(StoreRun(ctx, run));
-  return LoadRun(ctx.txn, run["id"].get<std::string>());
+  return AnswerRun(ctx.txn, run.id);
 }
 
 Result<Json> PatchRunContext(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadForUpdate(ctx, in));
+  ASSIGN_OR_RETURN(Run run, LoadForUpdate(ctx, in));
   const Json& patch = in.at("patch");
   Json keys = Json::array();
   // Shallow merge, as the graph engine merges a node's partial state: each
   // top-level key replaces the old value whole (null included).
   for (auto it = patch.begin(); it != patch.end(); ++it) {
-    run["context"][it.key()] = it.value();
+    run.context[it.key()] = it.value();
     keys.push_back(it.key());
   }
   RETURN_IF_ERROR(StoreRun(ctx, run));
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run["id"].get<std::string>(),
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run.id,
                                     .kind = "run.context",
                                     .summary = "context keys set: " + keys.dump(),
                                     .payload = {{"patch", patch}}})
                       .status());
-  return LoadRun(ctx.txn, run["id"].get<std::string>());
+  return AnswerRun(ctx.txn, run.id);
 }
 
 Result<Json> AddRunProgress(OpContext& ctx, const Json& in) {
@@ -199,8 +217,8 @@ Result<Json> AddRunProgress(OpContext& ctx, const Json& in) {
                    BumpRunVersion(ctx.txn, id, ctx.now, expect_version));
   if (!bumped) {
     // Either no such run (NotFound) or it moved (Aborted): say which.
-    ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, id));
-    RETURN_IF_ERROR(CheckExpectedVersion(in, "run", id, run["version"].get<int64_t>()));
+    ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, id));
+    RETURN_IF_ERROR(CheckExpectedVersion(in, "run", id, run.version));
     return InternalError("run " + id + ": version update matched no row");
   }
   const int64_t version = *bumped;

@@ -25,11 +25,6 @@ constexpr std::string_view kUpstreamFailed = "upstream_failed: ";
 
 bool IsGating(std::string_view type) { return type == "depends_on" || type == "blocks"; }
 
-std::string Str(const Json& j, const char* key) {
-  const Json& v = j[key];
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
-
 std::string Lower(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(),
@@ -64,17 +59,17 @@ Result<std::vector<std::string>> PathToTask(Txn& txn, const std::string& dep,
 
 // The status a machine offers from "from" for an outcome ("done" for
 // success on genie machines, "completed" on graph.node, ...).
-Result<std::string> TargetFor(const OpContext& ctx, const Json& task, Outcome outcome,
+Result<std::string> TargetFor(const OpContext& ctx, const Task& task, Outcome outcome,
                               const char* verb) {
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(task, "machine")));
-  const std::string from = Str(task, "status");
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(task.machine));
+  const std::string& from = task.status;
   for (const std::string& next : machine->AllowedNext(from, ctx.transition())) {
     if (OutcomeOf(next) == outcome) return next;
   }
   return Status(StatusCode::kFailedPrecondition,
-                "task " + Str(task, "id") + ": machine " + machine->name() + " has no way to " +
+                "task " + task.id + ": machine " + machine->name() + " has no way to " +
                     verb + " from " + from,
-                Json{{"task", task["id"]}, {"status", from}});
+                Json{{"task", task.id}, {"status", from}});
 }
 
 // Aborted unless "agent" holds the lease on "task" at "epoch".
@@ -187,13 +182,12 @@ Status InsertDependency(OpContext& ctx, const std::string& task_id, const std::s
   if (task_id == dep_id) {
     return InvalidArgumentError("on: task " + task_id + " cannot depend on itself");
   }
-  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
-  ASSIGN_OR_RETURN(Json dep, LoadTask(ctx.txn, dep_id));
-  if (!task["project_id"].is_null() && !dep["project_id"].is_null() &&
-      task["project_id"] != dep["project_id"]) {
+  ASSIGN_OR_RETURN(Task task, LoadTask(ctx.txn, task_id));
+  ASSIGN_OR_RETURN(Task dep, LoadTask(ctx.txn, dep_id));
+  if (task.project_id && dep.project_id && task.project_id != dep.project_id) {
     return InvalidArgumentError("on: task " + dep_id + " belongs to project " +
-                                Str(dep, "project_id") + " and task " + task_id +
-                                " to project " + Str(task, "project_id") +
+                                *dep.project_id + " and task " + task_id +
+                                " to project " + *task.project_id +
                                 "; dependencies stay within one project");
   }
   if (IsGating(type)) {
@@ -215,7 +209,7 @@ Status InsertDependency(OpContext& ctx, const std::string& task_id, const std::s
                               " edge to " + dep_id + "; remove it first");
   }
   RETURN_IF_ERROR(InsertTaskDep(ctx.txn, task_id, dep_id, type));
-  return AppendEvent(ctx, {.run_id = Str(task, "run_id"),
+  return AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                            .kind = "task.dependency_added",
                            .summary = task_id + " " + type + " " + dep_id,
                            .payload = {{"task_id", task_id},
@@ -232,9 +226,9 @@ Result<Json> AddDependency(OpContext& ctx, const Json& in) {
   if (type == "blocks") std::swap(waiter, blocker);
   RETURN_IF_ERROR(InsertDependency(ctx, waiter, blocker, type));
   if (IsGating(type)) RETURN_IF_ERROR(EvaluateReadiness(ctx, waiter));
-  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, waiter));
+  ASSIGN_OR_RETURN(Task task, LoadTask(ctx.txn, waiter));
   return Json{{"task", in["task"]}, {"on", in["on"]}, {"type", type},
-              {"waiting_task", waiter}, {"waiting_task_status", task["status"]}};
+              {"waiting_task", waiter}, {"waiting_task_status", task.status}};
 }
 
 Result<Json> RemoveDependency(OpContext& ctx, const Json& in) {
@@ -242,12 +236,12 @@ Result<Json> RemoveDependency(OpContext& ctx, const Json& in) {
   std::string waiter = in.at("task").get<std::string>();
   std::string blocker = in.at("on").get<std::string>();
   if (type == "blocks") std::swap(waiter, blocker);
-  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, waiter));
+  ASSIGN_OR_RETURN(Task task, LoadTask(ctx.txn, waiter));
   ASSIGN_OR_RETURN(const bool removed, DeleteTaskDep(ctx.txn, waiter, blocker, type));
   if (!removed) {
     return NotFoundError("on: task " + waiter + " has no " + type + " edge to " + blocker);
   }
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = Str(task, "run_id"),
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                                     .kind = "task.dependency_removed",
                                     .summary = waiter + " no longer " + type + " " + blocker,
                                     .payload = {{"task_id", waiter},
@@ -257,7 +251,7 @@ Result<Json> RemoveDependency(OpContext& ctx, const Json& in) {
   if (IsGating(type)) RETURN_IF_ERROR(EvaluateReadiness(ctx, waiter));
   ASSIGN_OR_RETURN(task, LoadTask(ctx.txn, waiter));
   return Json{{"task", in["task"]}, {"on", in["on"]}, {"type", type},
-              {"waiting_task", waiter}, {"waiting_task_status", task["status"]}};
+              {"waiting_task", waiter}, {"waiting_task_status", task.status}};
 }
 
 Result<Json> ListDependencies(OpContext& ctx, const Json& in) {
@@ -277,19 +271,19 @@ Result<Json> ListDependencies(OpContext& ctx, const Json& in) {
 }
 
 Status EvaluateReadiness(OpContext& ctx, const std::string& task_id) {
-  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
-  const std::string status = Str(task, "status");
+  ASSIGN_OR_RETURN(Task task, LoadTask(ctx.txn, task_id));
+  const std::string status = task.status;
   if (status != kReady && status != kBlocked) return Status();
-  const std::string old_reason = Str(task, "blocked_reason");
+  const std::string old_reason = task.blocked_reason.value_or("");
   const bool by_hand = status == kBlocked && !old_reason.empty() &&
                        !old_reason.starts_with(kWaiting) &&
                        !old_reason.starts_with(kUpstreamFailed);
   if (by_hand) return Status();
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(task, "machine")));
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(task.machine));
   if (!machine->HasState(kReady) || !machine->HasState(kBlocked)) return Status();
 
   ASSIGN_OR_RETURN(std::vector<TaskIdStatus> deps, GatingDependencyStatuses(ctx.txn, task_id));
-  const std::string rule = Str(task, "trigger_rule");
+  const std::string& rule = task.trigger_rule;
   std::string upstream_failed;
   std::vector<std::string> waiting;
   for (const TaskIdStatus& d : deps) {
@@ -318,7 +312,7 @@ Status EvaluateReadiness(OpContext& ctx, const std::string& task_id) {
   if (reason == old_reason || want == kReady) return Status();
   // Still blocked, for a new reason (say, a dependency just failed).
   RETURN_IF_ERROR(UpdateTaskBlockedReason(ctx.txn, task_id, reason, ctx.now));
-  return AppendEvent(ctx, {.run_id = Str(task, "run_id"),
+  return AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                            .kind = "task.blocked",
                            .summary = task_id + " blocked: " + reason,
                            .payload = {{"task_id", task_id}, {"reason", reason}}})
@@ -341,11 +335,11 @@ Status OnTaskStatusChanged(OpContext& ctx, const std::string& task_id, const std
   return Status();
 }
 
-Status ChangeTaskStatus(OpContext& ctx, const Json& task, const std::string& to,
+Status ChangeTaskStatus(OpContext& ctx, const Task& task, const std::string& to,
                         const std::string& reason, const TaskAlsoSet& also) {
-  const std::string id = Str(task, "id");
-  const std::string from = Str(task, "status");
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(task, "machine")));
+  const std::string id = task.id;
+  const std::string from = task.status;
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(task.machine));
   RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()).WithPrefix("task " + id));
   // Only task.claim grants a lease. Any other way into in_progress leaves
   // the task unheld (so no old epoch comes back to life); leaving it ends
@@ -365,7 +359,7 @@ Status ChangeTaskStatus(OpContext& ctx, const Json& task, const std::string& to,
        .lease = lease,
        .also = also,
        .now = ctx.now}));
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = Str(task, "run_id"),
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                                     .kind = "task.status",
                                     .summary = id + ": " + from + " -> " + to +
                                                (reason.empty() ? "" : ": " + reason),
@@ -504,19 +498,18 @@ Result<Json> FinishLease(OpContext& ctx, const Json& in, Outcome outcome, const 
     return TaskToJson(task);
   }
   RETURN_IF_ERROR(CheckLease(task, agent, in.at("epoch").get<int64_t>()));
-  const Json as_json = TaskToJson(task);
   std::string to = kReady;
   if (outcome != Outcome::kPending) {
-    ASSIGN_OR_RETURN(to, TargetFor(ctx, as_json, outcome, verb));
+    ASSIGN_OR_RETURN(to, TargetFor(ctx, task, outcome, verb));
   }
   std::string reason = in.value("reason", "");
   reason = std::string(verb) + " by " + agent + (reason.empty() ? "" : ": " + reason);
   TaskAlsoSet also;
   if (in.contains("result")) also.result = in["result"];
-  RETURN_IF_ERROR(ChangeTaskStatus(ctx, as_json, to, reason, also));
+  RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, to, reason, also));
   RETURN_IF_ERROR(TouchAgent(ctx, agent));
   // Read again: a hook (a board's column) may have moved the task meanwhile.
-  return LoadTask(ctx.txn, task.id);
+  return AnswerTask(ctx.txn, task.id);
 }
 
 }  // namespace
@@ -534,8 +527,8 @@ Result<Json> ReleaseTask(OpContext& ctx, const Json& in) {
 }
 
 Status ReturnTaskToReady(OpContext& ctx, const std::string& task_id, const std::string& reason) {
-  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, task_id));
-  if (Str(task, "status") != kInProgress) return Status();
+  ASSIGN_OR_RETURN(Task task, LoadTask(ctx.txn, task_id));
+  if (task.status != kInProgress) return Status();
   return ChangeTaskStatus(ctx, task, kReady, reason);
 }
 
@@ -544,6 +537,21 @@ Result<std::vector<std::string>> ReleaseLeasesOf(OpContext& ctx, const std::stri
   ASSIGN_OR_RETURN(std::vector<std::string> ids, LeasedTaskIds(ctx.txn, agent_id, kInProgress));
   for (const std::string& id : ids) RETURN_IF_ERROR(ReturnTaskToReady(ctx, id, reason));
   return ids;
+}
+
+}  // namespace baton
+
+namespace baton {
+
+Status ChangeTaskStatusJson(OpContext& ctx, const Json& task, const std::string& to,
+                            const std::string& reason, const TaskAlsoSet& also) {
+  Task typed{.id = task["id"].get<std::string>(),
+             .run_id = task["run_id"].is_string()
+                           ? std::optional(task["run_id"].get<std::string>())
+                           : std::nullopt,
+             .machine = task["machine"].get<std::string>(),
+             .status = task["status"].get<std::string>()};
+  return ChangeTaskStatus(ctx, typed, to, reason, also);
 }
 
 }  // namespace baton

@@ -67,8 +67,11 @@ Status OnTaskStatusChanged(OpContext& ctx, const std::string& task_id,
 // Changes a task's status through its machine, bumps its version, appends
 // "task.status" and re-evaluates dependents; the columns "also" names are
 // written with the status.
-Status ChangeTaskStatus(OpContext& ctx, const Json& task, const std::string& to,
+Status ChangeTaskStatus(OpContext& ctx, const Task& task, const std::string& to,
                         const std::string& reason, const TaskAlsoSet& also = {});
+// Transitional (issue 19 item 2): the same for a task as a JSON object.
+Status ChangeTaskStatusJson(OpContext& ctx, const Json& task, const std::string& to,
+                            const std::string& reason, const TaskAlsoSet& also = {});
 
 // Claims.
 Result<Json> ClaimTask(OpContext& ctx, const Json& in);

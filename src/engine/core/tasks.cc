@@ -15,10 +15,10 @@ namespace {
 // Picks the machine for a new task: explicit, else from the run's profile and
 // the task's kind, else baton.task.
 Result<std::string> MachineForNewTask(OpContext& ctx, const Json& in,
-                                      const Json* run, std::string* kind) {
+                                      const Run* run, std::string* kind) {
   const Profile* profile = nullptr;
   if (run != nullptr) {
-    ASSIGN_OR_RETURN(profile, FindProfile((*run)["profile"].get<std::string>()));
+    ASSIGN_OR_RETURN(profile, FindProfile(run->profile));
   } else {
     ASSIGN_OR_RETURN(profile, FindProfile("baton"));
   }
@@ -40,12 +40,20 @@ std::optional<std::string> NoneIfEmpty(const std::string& s) {
 
 }  // namespace
 
-Result<Json> LoadTask(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(Task task, LoadTaskRow(txn, id));
+Result<Task> LoadTask(Txn& txn, const std::string& id) { return LoadTaskRow(txn, id); }
+
+Result<std::vector<Task>> LoadRunTasks(Txn& txn, const std::string& run_id) {
+  return LoadRunTaskRows(txn, run_id);
+}
+
+Result<Json> AnswerTask(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(Task task, LoadTask(txn, id));
   return TaskToJson(task);
 }
 
-Result<std::vector<Json>> LoadRunTasks(Txn& txn, const std::string& run_id) {
+Result<Json> LoadTaskJson(Txn& txn, const std::string& id) { return AnswerTask(txn, id); }
+
+Result<std::vector<Json>> LoadRunTasksJson(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::vector<Task> rows, LoadRunTaskRows(txn, run_id));
   std::vector<Json> tasks;
   tasks.reserve(rows.size());
@@ -54,13 +62,13 @@ Result<std::vector<Json>> LoadRunTasks(Txn& txn, const std::string& run_id) {
 }
 
 Result<Json> CreateTask(OpContext& ctx, const Json& in) {
-  Json run;
+  std::optional<Run> run;
   std::string run_id;
   std::string project_id;
   if (in.contains("run")) {
     run_id = in["run"].get<std::string>();
     ASSIGN_OR_RETURN(run, LoadRun(ctx.txn, run_id));
-    if (!run["project_id"].is_null()) project_id = run["project_id"].get<std::string>();
+    project_id = run->project_id.value_or("");
   }
   if (in.contains("project")) {
     ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
@@ -74,7 +82,7 @@ Result<Json> CreateTask(OpContext& ctx, const Json& in) {
   if (!parent_id.empty()) RETURN_IF_ERROR(LoadTask(ctx.txn, parent_id).status());
   std::string kind;
   ASSIGN_OR_RETURN(std::string machine_name,
-                   MachineForNewTask(ctx, in, run_id.empty() ? nullptr : &run, &kind));
+                   MachineForNewTask(ctx, in, run ? &*run : nullptr, &kind));
   const std::string status = ctx.machines.Find(machine_name)->initial();
   const std::string id = in.value("id", NewId("task"));
   const std::string key = in.value("key", "");
@@ -117,11 +125,11 @@ Result<Json> CreateTask(OpContext& ctx, const Json& in) {
                         .WithPrefix("depends_on"));
   }
   RETURN_IF_ERROR(EvaluateReadiness(ctx, id));
-  return LoadTask(ctx.txn, id);
+  return AnswerTask(ctx.txn, id);
 }
 
 Result<Json> ShowTask(OpContext& ctx, const Json& in) {
-  return LoadTask(ctx.txn, in.at("id").get<std::string>());
+  return AnswerTask(ctx.txn, in.at("id").get<std::string>());
 }
 
 // Gives each task of "tasks" its "depends_on" (ids).
@@ -159,8 +167,8 @@ Result<Json> ListTasks(OpContext& ctx, const Json& in) {
 
 Result<Json> SetTaskStatus(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json task, LoadTask(ctx.txn, id));
-  RETURN_IF_ERROR(CheckExpectedVersion(in, "task", id, task["version"].get<int64_t>()));
+  ASSIGN_OR_RETURN(Task task, LoadTask(ctx.txn, id));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "task", id, task.version));
   // None keeps the stored result.
   const std::optional<Json> result =
       in.contains("result") ? std::optional<Json>(in["result"]) : std::nullopt;
@@ -169,22 +177,20 @@ Result<Json> SetTaskStatus(OpContext& ctx, const Json& in) {
   if (in.at("status") == "blocked") {
     reason = "blocked by " + ctx.actor.id + (reason.empty() ? "" : ": " + reason);
   }
-  if (task["status"] == "blocked" && in.at("status") == "blocked") {
+  if (task.status == "blocked" && in.at("status") == "blocked") {
     // Already blocked (say, by its dependencies): the block by hand replaces
     // the reason, so that readiness leaves the task alone.
     RETURN_IF_ERROR(UpdateTaskBlockedReasonAndResult(ctx.txn, id, reason, result, ctx.now));
-    RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task["run_id"].is_null()
-                                                    ? std::string()
-                                                    : task["run_id"].get<std::string>(),
+    RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                                       .kind = "task.blocked",
                                       .summary = id + " blocked: " + reason,
                                       .payload = {{"task_id", id}, {"reason", reason}}})
                         .status());
-    return LoadTask(ctx.txn, id);
+    return AnswerTask(ctx.txn, id);
   }
   RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, in.at("status").get<std::string>(), reason,
                                    {.result = result}));
-  return LoadTask(ctx.txn, id);
+  return AnswerTask(ctx.txn, id);
 }
 
 }  // namespace baton

@@ -253,7 +253,7 @@ Result<Json> ForkGraphRun(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
   RETURN_IF_ERROR(InsertWholeCheckpoint(ctx, run, seq, "forked", next, event));
   RETURN_IF_ERROR(BindStateMirror(ctx, id, Str(g, "state_dir")));
-  return LoadRun(ctx.txn, id);
+  return LoadRunJson(ctx.txn, id);
 }
 
 Result<Json> CompactGraphCheckpoints(OpContext& ctx, const Json& in) {

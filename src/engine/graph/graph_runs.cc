@@ -54,7 +54,7 @@ static Json& History(Json& run) {
 
 // The run, which must be a graph run.
 Result<Json> LoadGraphRun(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(Json run, LoadRun(txn, id));
+  ASSIGN_OR_RETURN(Json run, LoadRunJson(txn, id));
   if (run["profile"] != "graph") {
     return FailedPreconditionError("run: " + id + " is a " + run["profile"].get<std::string>() +
                                    " run, not a graph workflow run");
@@ -76,7 +76,7 @@ Status StoreGraphRun(OpContext& ctx, const Json& run) {
 // MoveRunStatus, where staying in the same status is no move.
 static Status MoveStatus(OpContext& ctx, Json& run, const std::string& to, const std::string& reason) {
   if (run["status"] == to) return Status();
-  return MoveRunStatus(ctx, run, to, reason).WithPrefix("run " + run["id"].get<std::string>());
+  return MoveRunStatusJson(ctx, run, to, reason).WithPrefix("run " + run["id"].get<std::string>());
 }
 
 // The graph state a checkpoint holds: the context plus the conversation.
@@ -316,7 +316,7 @@ Result<Json> StartGraphRun(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
   RETURN_IF_ERROR(InsertWholeCheckpoint(ctx, run, 0, "start", entry, event));
   RETURN_IF_ERROR(BindStateMirror(ctx, id, in.value("state_dir", "")));
-  return LoadRun(ctx.txn, id);
+  return LoadRunJson(ctx.txn, id);
 }
 
 namespace {
@@ -588,13 +588,13 @@ Result<Json> PauseGraphRun(OpContext& ctx, const Json& in) {
                                         .summary = "pause after the human node is answered",
                                         .payload = {{"reason", in.value("reason", "")}}})
                           .status());
-      return LoadRun(ctx.txn, id);
+      return LoadRunJson(ctx.txn, id);
     }
     return run;
   }
   RETURN_IF_ERROR(MoveStatus(ctx, run, "paused", in.value("reason", "paused by " + ctx.actor.id)));
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
-  return LoadRun(ctx.txn, id);
+  return LoadRunJson(ctx.txn, id);
 }
 
 Result<Json> CancelGraphRun(OpContext& ctx, const Json& in) {
@@ -608,7 +608,7 @@ Result<Json> CancelGraphRun(OpContext& ctx, const Json& in) {
   g["cancelled"] = true;
   g["last_error"] = "Execution cancelled by user";
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
-  return LoadRun(ctx.txn, id);
+  return LoadRunJson(ctx.txn, id);
 }
 
 Result<Json> ResetGraphRun(OpContext& ctx, const Json& in) {
@@ -642,7 +642,7 @@ Result<Json> ResetGraphRun(OpContext& ctx, const Json& in) {
                                                     .payload = {{"seq", seq}, {"entry", entry}}}));
   RETURN_IF_ERROR(InsertWholeCheckpoint(ctx, run, seq, "reset", entry, event));
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
-  return LoadRun(ctx.txn, id);
+  return LoadRunJson(ctx.txn, id);
 }
 
 }  // namespace baton

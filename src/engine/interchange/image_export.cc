@@ -24,7 +24,7 @@ std::string Str(const Json& j, const char* key, std::string fallback = "") {
 }
 
 Result<Json> ExportTasks(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Json> rows, LoadRunTasks(txn, run_id));
+  ASSIGN_OR_RETURN(std::vector<Json> rows, LoadRunTasksJson(txn, run_id));
   std::map<std::string, std::string> ref_of;  // task id → ref
   for (const Json& t : rows) {
     ref_of[t["id"].get<std::string>()] =
@@ -199,7 +199,7 @@ Result<Json> ExportQuestions(Txn& txn, const std::string& run_id) {
 }  // namespace
 
 Result<RunImage> ExportImage(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(Json run, LoadRun(txn, run_id));
+  ASSIGN_OR_RETURN(Json run, LoadRunJson(txn, run_id));
   RunImage image = {{"image", 1}, {"run", run}};
   ASSIGN_OR_RETURN(image["tasks"], ExportTasks(txn, run_id));
   ASSIGN_OR_RETURN(image["messages"], ExportMessages(txn, run_id));

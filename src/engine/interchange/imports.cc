@@ -208,7 +208,7 @@ Status Importer::WriteRun() {
     return InsertImportedRun(ctx_.txn, row);
   }
   run_id_ = request_.run_id;
-  ASSIGN_OR_RETURN(current_, LoadRun(ctx_.txn, run_id_));
+  ASSIGN_OR_RETURN(current_, LoadRunJson(ctx_.txn, run_id_));
   if (current_["profile"] != profile_->name) {
     return FailedPreconditionError("run: " + run_id_ + " is a " +
                                    current_["profile"].get<std::string>() + " run; this " +
@@ -246,7 +246,7 @@ Status Importer::WriteTasks() {
   std::map<std::string, Json> stored;  // ref → stored task, when updating
   std::map<std::string, Json> keyless;  // kind|title|created_at → stored task
   if (!created_) {
-    ASSIGN_OR_RETURN(std::vector<Json> rows, LoadRunTasks(ctx_.txn, run_id_));
+    ASSIGN_OR_RETURN(std::vector<Json> rows, LoadRunTasksJson(ctx_.txn, run_id_));
     for (const Json& t : rows) {
       if (t["key"].is_string()) {
         stored[t["kind"].get<std::string>() + ":" + t["key"].get<std::string>()] = t;

@@ -243,7 +243,7 @@ Status MoveGroup(OpContext& ctx, const Json& task, const std::string& to,
   if (to == "ready") meta.erase("startedAt");
   TaskAlsoSet also{.meta = std::move(meta)};
   if (!assignee.empty()) also.assignee = assignee;
-  return ChangeTaskStatus(ctx, task, to, reason, also);
+  return ChangeTaskStatusJson(ctx, task, to, reason, also);
 }
 
 }  // namespace
@@ -442,7 +442,7 @@ Result<Json> CompleteWishGroup(OpContext& ctx, const Json& in) {
     const std::string assignee = in.value("assignee", ctx.actor.id);
     RETURN_IF_ERROR(MoveGroup(ctx, task, "in_progress",
                               "auto-promoted from ready on completion", assignee));
-    ASSIGN_OR_RETURN(task, LoadTask(ctx.txn, group.task_id));
+    ASSIGN_OR_RETURN(task, LoadTaskJson(ctx.txn, group.task_id));
   }
   RETURN_IF_ERROR(MoveGroup(ctx, task, "done", in.value("reason", "completed"), ""));
   ASSIGN_OR_RETURN(Json status, CurrentStatus(ctx, wish));

@@ -19,7 +19,7 @@ namespace baton {
 namespace sgai_internal {
 
 Result<Json> LoadSgaiRun(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(Json run, LoadRun(txn, id));
+  ASSIGN_OR_RETURN(Json run, LoadRunJson(txn, id));
   if (run["profile"] != "sgai") {
     return InvalidArgumentError("run: run " + id + " has profile " +
                                 run["profile"].get<std::string>() + ", not sgai");
@@ -359,7 +359,7 @@ Result<Json> ApplyAsCaller(OpContext& ctx, const Json& in, const Actor& caller) 
         {"gate", revert->gate}, {"reason", revert->reason}, {"status", revert->status}};
     if (!revert->redirect_to.empty()) out["reverted"]["redirect_to"] = revert->redirect_to;
   }
-  RETURN_IF_ERROR(StoreRun(ctx, run));
+  RETURN_IF_ERROR(StoreRunJson(ctx, run));
   const std::string progress = in.value("add_progress", "");
   if (!progress.empty()) RETURN_IF_ERROR(AppendProgress(ctx, run_id, agent, progress));
   std::string summary = agent + ": " + from + " -> " + status;
@@ -399,11 +399,11 @@ Status ApplySgaiWorkGate(OpContext& ctx, const Json& question, const Json& answe
   bool approved = false;
   for (const Json& choice : answer["answers"][0]) approved = approved || choice == kWorkGateApproval;
   if (!approved) return Status();
-  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, question["run_id"].get<std::string>()));
+  ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, question["run_id"].get<std::string>()));
   if (run["profile"] != "sgai") return Status();
   run["meta"]["interactionMode"] = "building";
   payload["interaction_mode"] = "building";
-  return StoreRun(ctx, run);
+  return StoreRunJson(ctx, run);
 }
 
 Result<Json> SgaiApplyWorkflowState(OpContext& ctx, const Json& in) {
@@ -468,7 +468,7 @@ Result<Json> SgaiHandoff(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(CheckRunTransition(ctx, run, "working", ctx.actor).WithPrefix("run"));
   RETURN_IF_ERROR(EnterAgent(ctx, run, to));
   run["status"] = "working";
-  RETURN_IF_ERROR(StoreRun(ctx, run));
+  RETURN_IF_ERROR(StoreRunJson(ctx, run));
   const Json visits = run["meta"]["visitCounts"][to];
   RETURN_IF_ERROR(
       AppendEvent(ctx, {.run_id = run_id,
@@ -492,7 +492,7 @@ Result<Json> SgaiModelStatus(OpContext& ctx, const Json& in) {
   const std::string status = in.at("status").get<std::string>();
   m["modelStatuses"][key] = status;
   m["currentModel"] = key;
-  RETURN_IF_ERROR(StoreRun(ctx, run));
+  RETURN_IF_ERROR(StoreRunJson(ctx, run));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = RunId(run),
                                     .kind = "sgai.model_status",
                                     .summary = key + " " + status,
@@ -526,7 +526,7 @@ Result<Json> SgaiSet(OpContext& ctx, const Json& in) {
         "summary");
   }
   for (auto it = changed.begin(); it != changed.end(); ++it) m[it.key()] = it.value();
-  RETURN_IF_ERROR(StoreRun(ctx, run));
+  RETURN_IF_ERROR(StoreRunJson(ctx, run));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = RunId(run),
                                     .kind = "sgai.set",
                                     .summary = "set " + changed.dump(),

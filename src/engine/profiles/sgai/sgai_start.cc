@@ -225,14 +225,14 @@ Result<Json> Resume(OpContext& ctx, const Json& in, Json run, const Goal& goal,
   SetGoalFields(run["meta"], goal, flow);
   const std::string mode = ChosenMode(in, goal);
   if (!mode.empty()) run["meta"]["interactionMode"] = mode;
-  RETURN_IF_ERROR(StoreRun(ctx, run));
+  RETURN_IF_ERROR(StoreRunJson(ctx, run));
   RETURN_IF_ERROR(
       AppendEvent(ctx, {.run_id = run["id"].get<std::string>(),
                         .kind = "sgai.resumed",
                         .summary = "resumed: " + reason,
                         .payload = {{"reason", reason}, {"goal_checksum", goal.doc.body_checksum}}})
           .status());
-  ASSIGN_OR_RETURN(Json loaded, LoadRun(ctx.txn, run["id"].get<std::string>()));
+  ASSIGN_OR_RETURN(Json loaded, LoadRunJson(ctx.txn, run["id"].get<std::string>()));
   return Json{{"run", loaded}, {"resumed", true}, {"reason", reason}, {"previous_run", Json()}};
 }
 

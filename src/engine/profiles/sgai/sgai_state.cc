@@ -24,7 +24,7 @@ Result<std::vector<Json>> CurrentTodos(Txn& txn, const std::string& run_id,
                                    project ? std::nullopt : std::optional<std::string>(agent)));
   std::vector<Json> todos;
   for (const std::string& id : ids) {
-    ASSIGN_OR_RETURN(Json task, LoadTask(txn, id));
+    ASSIGN_OR_RETURN(Json task, LoadTaskJson(txn, id));
     todos.push_back(std::move(task));
   }
   return todos;
@@ -44,8 +44,8 @@ Json TodoToSgai(const Json& task) {
 Status ArchiveTodo(OpContext& ctx, const Json& task, const std::string& reason) {
   Json current = task;
   if (IsOpenTodo(task)) {
-    RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, "cancelled", reason));
-    ASSIGN_OR_RETURN(current, LoadTask(ctx.txn, task["id"].get<std::string>()));
+    RETURN_IF_ERROR(ChangeTaskStatusJson(ctx, task, "cancelled", reason));
+    ASSIGN_OR_RETURN(current, LoadTaskJson(ctx.txn, task["id"].get<std::string>()));
   }
   Json meta = current["meta"];
   meta["archived"] = true;
@@ -75,12 +75,12 @@ Status MoveTodo(OpContext& ctx, const Json& task, const std::string& to, size_t 
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(task["machine"].get<std::string>()));
   Status direct = machine->Check(from, to, ctx.transition());
   if (!direct.ok() && to != "pending" && !IsOpenTodo(task)) {
-    RETURN_IF_ERROR(ChangeTaskStatus(ctx, task, "pending", "todo_write").WithPrefix(where));
-    ASSIGN_OR_RETURN(Json reopened, LoadTask(ctx.txn, task["id"].get<std::string>()));
-    return ChangeTaskStatus(ctx, reopened, to, "todo_write").WithPrefix(where);
+    RETURN_IF_ERROR(ChangeTaskStatusJson(ctx, task, "pending", "todo_write").WithPrefix(where));
+    ASSIGN_OR_RETURN(Json reopened, LoadTaskJson(ctx.txn, task["id"].get<std::string>()));
+    return ChangeTaskStatusJson(ctx, reopened, to, "todo_write").WithPrefix(where);
   }
   RETURN_IF_ERROR(direct.WithPrefix(where));
-  return ChangeTaskStatus(ctx, task, to, "todo_write").WithPrefix(where);
+  return ChangeTaskStatusJson(ctx, task, to, "todo_write").WithPrefix(where);
 }
 
 Status UpdateTodo(OpContext& ctx, const Json& task, const Json& item, size_t index) {
@@ -93,7 +93,7 @@ Status UpdateTodo(OpContext& ctx, const Json& task, const Json& item, size_t ind
                                      .position = static_cast<int64_t>(index),
                                      .meta = meta,
                                      .now = ctx.now}));
-  ASSIGN_OR_RETURN(Json updated, LoadTask(ctx.txn, task["id"].get<std::string>()));
+  ASSIGN_OR_RETURN(Json updated, LoadTaskJson(ctx.txn, task["id"].get<std::string>()));
   return MoveTodo(ctx, updated, item.value("status", "pending"), index);
 }
 

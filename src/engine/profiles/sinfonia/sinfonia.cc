@@ -390,7 +390,7 @@ Result<Json> SinfoniaState(OpContext& ctx, const Json& in) {
 namespace sinfonia_internal {
 
 Result<Json> LoadWorkflow(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(Json run, LoadRun(txn, run_id));
+  ASSIGN_OR_RETURN(Json run, LoadRunJson(txn, run_id));
   if (run["profile"] != "sinfonia") {
     return InvalidArgumentError("run: " + run_id + " has profile " +
                                 run["profile"].get<std::string>() +
@@ -403,7 +403,7 @@ Result<Json> LoadSteps(OpContext& ctx, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::vector<std::string> ids, ListSinfoniaStepIds(ctx.txn, run_id));
   Json steps = Json::array();
   for (const std::string& id : ids) {
-    ASSIGN_OR_RETURN(Json t, LoadTask(ctx.txn, id));
+    ASSIGN_OR_RETURN(Json t, LoadTaskJson(ctx.txn, id));
     steps.push_back(std::move(t));
   }
   return steps;
@@ -428,7 +428,7 @@ Status SetCursor(OpContext& ctx, const Json& run, const Json& step, int64_t inde
 
 Status MoveWorkflow(OpContext& ctx, const std::string& run_id, const std::string& to,
                     const std::string& reason) {
-  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, run_id));
+  ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, run_id));
   if (run["status"] == to) {
     // A self-transition is still checked (complete -> complete is allowed,
     // failed -> failed too), but changes nothing worth an event.
@@ -444,8 +444,8 @@ Result<Json> MoveStep(OpContext& ctx, const Json& step, const std::string& to,
   if (to == "in-progress" && meta.value("started_at", "").empty()) meta["started_at"] = ctx.now;
   if (to == "completed") meta["completed_at"] = ctx.now;
   if (!note.empty()) meta["notes"] = note;
-  RETURN_IF_ERROR(ChangeTaskStatus(ctx, step, to, reason, {.meta = std::move(meta)}));
-  return LoadTask(ctx.txn, step["id"].get<std::string>());
+  RETURN_IF_ERROR(ChangeTaskStatusJson(ctx, step, to, reason, {.meta = std::move(meta)}));
+  return LoadTaskJson(ctx.txn, step["id"].get<std::string>());
 }
 
 Result<std::string> ActiveSession(Txn& txn, const std::string& run_id) {

@@ -88,7 +88,7 @@ Status Advance(OpContext& ctx, const Position& p, const std::string& reason,
     RETURN_IF_ERROR(MoveWorkflow(ctx, p.run_id(), "in-progress", reason));
     const Json& next = p.steps[p.index];
     RETURN_IF_ERROR(StartStep(ctx, next, reason).status());
-    ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, p.run_id()));
+    ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, p.run_id()));
     RETURN_IF_ERROR(SetCursor(ctx, run, next, p.index + 1));
   }
   return TouchSession(ctx, p.run_id());
@@ -224,12 +224,12 @@ Result<Json> SinfoniaCompleteStep(OpContext& ctx, const Json& in) {
   return StateWith(ctx, p.run_id(), {{"changed", true}, {"completed_step", p.key()}});
 }
 
-Result<Json> SinfoniaApplyApproval(OpContext& ctx, const Json& run, const DecisionInput& in) {
+Result<Json> SinfoniaApplyApproval(OpContext& ctx, const Run& run, const DecisionInput& in) {
   if (in.decision != "approve" && in.decision != "reject") {
     return InvalidArgumentError("decision: a Sinfonia approval is approve or reject, not " +
                                 in.decision);
   }
-  ASSIGN_OR_RETURN(Position p, LoadPosition(ctx, run["id"].get<std::string>()));
+  ASSIGN_OR_RETURN(Position p, LoadPosition(ctx, run.id));
   ASSIGN_OR_RETURN(Subject s, ResolveSubject(ctx, p, in));
   RETURN_IF_ERROR(CheckDecidable(p, s));
   const std::string reviewer = in.reviewer.empty() ? ctx.actor.id : in.reviewer;
@@ -251,7 +251,7 @@ Result<Json> SinfoniaApplyApproval(OpContext& ctx, const Json& run, const Decisi
   // One decision, one row and one ledger event (Sinfonia wrote "rejected"
   // from the coordinator and "reject" from the approval module).
   ASSIGN_OR_RETURN(Json decision, RecordDecision(ctx, d));
-  ASSIGN_OR_RETURN(Json after, LoadRun(ctx.txn, p.run_id()));
+  ASSIGN_OR_RETURN(Json after, LoadRunJson(ctx.txn, p.run_id()));
   decision["outcome"] = d.meta["outcome"];
   decision["workflow_status"] = after["status"];
   decision["current_step"] = after["cursor"];

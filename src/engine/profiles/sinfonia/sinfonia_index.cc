@@ -145,7 +145,7 @@ Json Report(const std::string& status, const std::string& run_id, const Json& st
 // coordinator's call: for any other caller ("apply" false) the lag is only
 // described, and the resume reports it as an inconsistency.
 Result<std::string> RecoverLag(OpContext& ctx, const std::string& run_id, bool apply) {
-  ASSIGN_OR_RETURN(Json run, LoadRun(ctx.txn, run_id));
+  ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, run_id));
   if (run["status"] != "created" && run["status"] != "in-progress") return std::string();
   ASSIGN_OR_RETURN(std::optional<SinfoniaStepHandoff> furthest,
                    FurthestSinfoniaStepHandoff(ctx.txn, run_id));

@@ -42,7 +42,7 @@ std::string Mode(const Json& run) { return run["meta"].value("autonomy_mode", "s
 std::string Signal(const Json& run) { return run["meta"].value("system_signal", ""); }
 
 Result<Json> LoadProject(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(Json run, LoadRun(txn, id));
+  ASSIGN_OR_RETURN(Json run, LoadRunJson(txn, id));
   if (Str(run, "profile") != kProfile) {
     return InvalidArgumentError("run: run " + id + " has profile " + Str(run, "profile") +
                                 "; stigmergy operations need a stigmergy run");
@@ -53,7 +53,7 @@ Result<Json> LoadProject(Txn& txn, const std::string& id) {
 
 // Changes project_status in "run" (stored by StoreRun) through the machine.
 Status MoveProject(OpContext& ctx, Json& run, const std::string& to, const std::string& reason) {
-  return MoveRunStatus(ctx, run, to, reason).WithPrefix("status");
+  return MoveRunStatusJson(ctx, run, to, reason).WithPrefix("status");
 }
 
 // One history entry: what an agent's turn did and the signal it left.
@@ -95,7 +95,7 @@ Json Compact(const Json& run, int64_t history_seq) {
 // Stores the run after a turn and answers with the compact form plus "extra".
 Result<Json> Finish(OpContext& ctx, Json& run, const Turn& turn, Json extra = Json::object()) {
   ASSIGN_OR_RETURN(int64_t seq, AppendTurn(ctx, run, turn));
-  RETURN_IF_ERROR(StoreRun(ctx, run));
+  RETURN_IF_ERROR(StoreRunJson(ctx, run));
   Json out = Compact(run, seq);
   out.update(extra);
   return out;
@@ -229,7 +229,7 @@ Status EnsureExecuting(OpContext& ctx, Json& run, const std::string& story_id, b
 
 Status ChangeItem(OpContext& ctx, const Json& item, const std::string& to, const std::string& why,
                   const TaskAlsoSet& also = {}) {
-  return ChangeTaskStatus(ctx, item, to, why, also)
+  return ChangeTaskStatusJson(ctx, item, to, why, also)
       .WithPrefix(Str(item, "kind") + " " + Str(item, "key"));
 }
 
@@ -241,7 +241,7 @@ Status ChangeStory(OpContext& ctx, const Json& run, const Json& story, const std
   RETURN_IF_ERROR(ChangeItem(ctx, story, to, note));
   turn.summary = "story " + key + ": " + from + " -> " + to + (note.empty() ? "" : ": " + note);
   turn.payload["story_id"] = key;
-  ASSIGN_OR_RETURN(Json epic, LoadTask(ctx.txn, Str(story, "parent_id")));
+  ASSIGN_OR_RETURN(Json epic, LoadTaskJson(ctx.txn, Str(story, "parent_id")));
   const std::string epic_key = Str(epic, "key");
   if (to == "IN_PROGRESS") {
     if (from == "PENDING") turn.signal = "STORY_CREATED";
@@ -337,7 +337,7 @@ Result<std::string> UpsertItem(OpContext& ctx, const Json& run, const std::strin
   ASSIGN_OR_RETURN(Json item, FindItem(ctx.txn, RunId(run), kind, key));
   if (item.is_null()) {
     if (!parent_id.empty()) {
-      ASSIGN_OR_RETURN(Json epic, LoadTask(ctx.txn, parent_id));
+      ASSIGN_OR_RETURN(Json epic, LoadTaskJson(ctx.txn, parent_id));
       if (Str(epic, "status") == "COMPLETE") {
         return FailedPreconditionError(field + ": epic " + Str(epic, "key") +
                                        " is COMPLETE; a new story cannot be added to it");
@@ -435,7 +435,7 @@ Result<Json> StigmergyStory(OpContext& ctx, const Json& in) {
   Turn turn;
   turn.files = in.value("files_modified", Json::array());
   RETURN_IF_ERROR(ChangeStory(ctx, run, story, to, in.value("summary", ""), turn));
-  ASSIGN_OR_RETURN(Json epic, LoadTask(ctx.txn, Str(story, "parent_id")));
+  ASSIGN_OR_RETURN(Json epic, LoadTaskJson(ctx.txn, Str(story, "parent_id")));
   return Finish(ctx, run, turn,
                 {{"story", {{"story_id", story_id}, {"status", to}}},
                  {"epic", {{"epic_id", EpicId(Str(epic, "key"))}, {"status", epic["status"]}}}});
@@ -480,7 +480,7 @@ Result<Json> StigmergyStoryFailed(OpContext& ctx, const Json& in) {
     out["issue_id"] = issue_id;
     out["project_status"] = kHalted;
   }
-  RETURN_IF_ERROR(StoreRun(ctx, run));
+  RETURN_IF_ERROR(StoreRunJson(ctx, run));
   return out;
 }
 
@@ -522,7 +522,7 @@ Result<Json> StigmergyOpenIssue(OpContext& ctx, const Json& in) {
   Turn turn{.summary = "issue opened: " + summary};
   ASSIGN_OR_RETURN(int64_t seq, AppendTurn(ctx, run, turn));
   ASSIGN_OR_RETURN(std::string issue_id, OpenIssue(ctx, run, summary, refs, seq));
-  RETURN_IF_ERROR(StoreRun(ctx, run));
+  RETURN_IF_ERROR(StoreRunJson(ctx, run));
   Json out = Compact(run, seq);
   out["issue_id"] = issue_id;
   return out;
@@ -542,8 +542,8 @@ Result<Json> StigmergyResolveIssue(OpContext& ctx, const Json& in) {
       {{"issue", {{"issue_id", issue_id}, {"status", "RESOLVED"}}}});
 }
 
-Result<Json> StigmergyApplyApproval(OpContext& ctx, const Json& run_in, const DecisionInput& in) {
-  ASSIGN_OR_RETURN(Json run, LoadProject(ctx.txn, RunId(run_in)));
+Result<Json> StigmergyApplyApproval(OpContext& ctx, const Run& run_in, const DecisionInput& in) {
+  ASSIGN_OR_RETURN(Json run, LoadProject(ctx.txn, run_in.id));
   if (in.decision != "approve" && in.decision != "reject") {
     return InvalidArgumentError("decision: a Stigmergy project takes approve or reject, not " +
                                 in.decision);
