@@ -18,13 +18,10 @@
 namespace baton {
 namespace sgai_internal {
 
-Result<Json> LoadSgaiRun(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(Json run, LoadRunJson(txn, id));
-  if (run["profile"] != "sgai") {
-    return InvalidArgumentError("run: run " + id + " has profile " +
-                                run["profile"].get<std::string>() + ", not sgai");
-  }
-  Json& m = run["meta"];
+namespace {
+
+// sgai's defaults for the meta keys a run lacks (or holds as null).
+void FillSgaiDefaults(Json& m) {
   const Json defaults = {{"currentAgent", "coordinator"},
                          {"visitCounts", Json::object()},
                          {"agentSequence", Json::array()},
@@ -44,9 +41,18 @@ Result<Json> LoadSgaiRun(Txn& txn, const std::string& id) {
     if (!m.contains(it.key()) || m[it.key()].is_null()) m[it.key()] = it.value();
   }
   if (m["currentAgent"] == "") m["currentAgent"] = "coordinator";
-  return run;
 }
 
+}  // namespace
+
+Result<Run> LoadSgaiRun(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(Run run, LoadRun(txn, id));
+  if (run.profile != "sgai") {
+    return InvalidArgumentError("run: run " + id + " has profile " + run.profile + ", not sgai");
+  }
+  FillSgaiDefaults(run.meta);
+  return run;
+}
 
 Result<std::string> FirstUnreadRecipient(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::optional<std::string> to, FirstUnreadSgaiRecipient(txn, run_id));
@@ -54,20 +60,17 @@ Result<std::string> FirstUnreadRecipient(Txn& txn, const std::string& run_id) {
   return to->substr(0, to->find(':'));
 }
 
-Result<std::string> SendRunMessage(OpContext& ctx, const Json& run, const std::string& from,
+Result<std::string> SendRunMessage(OpContext& ctx, const Run& run, const std::string& from,
                                    const std::string& to, const std::string& body) {
   const std::string id = NewId("msg");
-  const std::string run_id = run["id"].get<std::string>();
-  const std::string project_id =
-      run["project_id"].is_string() ? run["project_id"].get<std::string>() : "";
   RETURN_IF_ERROR(InsertSgaiSystemMessage(ctx.txn, {.id = id,
-                                                    .project_id = project_id,
-                                                    .run_id = run_id,
+                                                    .project_id = run.project_id.value_or(""),
+                                                    .run_id = run.id,
                                                     .sender = from,
                                                     .recipient = to,
                                                     .body = body,
                                                     .created_at = ctx.now}));
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run.id,
                                     .kind = "message.sent",
                                     .summary = "message " + id + " from " + from + " to " + to,
                                     .payload = {{"message", id},
@@ -87,27 +90,25 @@ using namespace sgai_internal;
 
 constexpr size_t kMaxGateOutput = 64 * 1024;
 
-std::string RunId(const Json& run) { return run["id"].get<std::string>(); }
-
-Result<SgaiFlow> FlowOf(const Json& run) {
-  const Json& flow = run["meta"].value("flow", Json());
+Result<SgaiFlow> FlowOf(const Run& run) {
+  const Json flow = run.meta.value("flow", Json());
   if (!flow.is_object()) return SgaiFlow::FromDot("");
   return SgaiFlow::FromJson(flow);
 }
 
-Status CheckRunTransition(OpContext& ctx, const Json& run, const std::string& to,
+Status CheckRunTransition(OpContext& ctx, const Run& run, const std::string& to,
                           const Actor& caller) {
-  if (run["status"] == to) return Status();
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(run["machine"].get<std::string>()));
+  if (run.status == to) return Status();
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(run.machine));
   const std::string role = IsSgaiCoordinator(caller) ? "coordinator" : caller.role;
-  return machine->Check(run["status"].get<std::string>(), to, {ctx.op, role});
+  return machine->Check(run.status, to, {ctx.op, role});
 }
 
 // Makes "to" the current agent: visit count, agent sequence (a new entry only
 // when the agent changes), the previous agent's todos reset, model statuses
-// cleared, retrospective mode on entering "retrospective". Edits run["meta"].
-Status EnterAgent(OpContext& ctx, Json& run, const std::string& to) {
-  Json& m = run["meta"];
+// cleared, retrospective mode on entering "retrospective". Edits run.meta.
+Status EnterAgent(OpContext& ctx, Run& run, const std::string& to) {
+  Json& m = run.meta;
   const std::string from = m["currentAgent"].get<std::string>();
   m["visitCounts"][to] = m["visitCounts"].value(to, int64_t{0}) + 1;
   Json& seq = m["agentSequence"];
@@ -118,8 +119,8 @@ Status EnterAgent(OpContext& ctx, Json& run, const std::string& to) {
     seq.push_back({{"agent", to}, {"startTime", ctx.now}, {"isCurrent", true}});
   }
   if (from != to) {
-    ASSIGN_OR_RETURN(std::vector<Json> todos, CurrentTodos(ctx.txn, RunId(run), from, false));
-    for (const Json& t : todos) {
+    ASSIGN_OR_RETURN(std::vector<Task> todos, CurrentTodos(ctx.txn, run.id, from, false));
+    for (const Task& t : todos) {
       RETURN_IF_ERROR(ArchiveTodo(ctx, t, "todos reset: " + from + " handed off to " + to));
     }
   }
@@ -139,9 +140,10 @@ Status AppendProgress(OpContext& ctx, const std::string& run_id, const std::stri
       .status();
 }
 
-Json TodoList(const std::vector<Json>& todos) {
+// The open todos of "todos" as sgai lists them.
+Json TodoList(const std::vector<Task>& todos) {
   Json list = Json::array();
-  for (const Json& t : todos) {
+  for (const Task& t : todos) {
     if (IsOpenTodo(t)) list.push_back(TodoToSgai(t));
   }
   return list;
@@ -186,13 +188,13 @@ struct GateCheck {
 };
 
 // sgai-RICH's handleCompleteStatus after the downgrade, in its order.
-Result<GateCheck> CheckCompletionGates(OpContext& ctx, const Json& run, const SgaiFlow& flow,
+Result<GateCheck> CheckCompletionGates(OpContext& ctx, const Run& run, const SgaiFlow& flow,
                                        const Json& in) {
   GateCheck check;
-  const Json& m = run["meta"];
-  const std::string run_id = RunId(run);
-  ASSIGN_OR_RETURN(std::vector<Json> own, CurrentTodos(ctx.txn, run_id, "coordinator", false));
-  ASSIGN_OR_RETURN(std::vector<Json> project, CurrentTodos(ctx.txn, run_id, "", true));
+  const Json& m = run.meta;
+  const std::string& run_id = run.id;
+  ASSIGN_OR_RETURN(std::vector<Task> own, CurrentTodos(ctx.txn, run_id, "coordinator", false));
+  ASSIGN_OR_RETURN(std::vector<Task> project, CurrentTodos(ctx.txn, run_id, "", true));
   Json open = TodoList(own);
   for (const Json& t : TodoList(project)) open.push_back(t);
   if (!open.empty()) {
@@ -261,8 +263,8 @@ Result<bool> HasUnreadFor(Txn& txn, const std::string& run_id, const std::string
 }
 
 // Applies a revert: message, redirect, ledger event. Edits "run".
-Status ApplyRevert(OpContext& ctx, Json& run, const Revert& r) {
-  const std::string run_id = RunId(run);
+Status ApplyRevert(OpContext& ctx, Run& run, const Revert& r) {
+  const std::string run_id = run.id;
   if (!r.message_to.empty()) {
     // sgai does not pile up redirect messages an agent has not read yet.
     ASSIGN_OR_RETURN(bool unread, HasUnreadFor(ctx.txn, run_id, r.message_to));
@@ -273,7 +275,7 @@ Status ApplyRevert(OpContext& ctx, Json& run, const Revert& r) {
   }
   Json payload = {{"gate", r.gate}, {"reason", r.reason}, {"status", r.status}};
   if (!r.redirect_to.empty()) {
-    const std::string from = run["meta"]["currentAgent"].get<std::string>();
+    const std::string from = run.meta["currentAgent"].get<std::string>();
     RETURN_IF_ERROR(EnterAgent(ctx, run, r.redirect_to));
     payload["redirect_to"] = r.redirect_to;
     RETURN_IF_ERROR(
@@ -284,7 +286,7 @@ Status ApplyRevert(OpContext& ctx, Json& run, const Revert& r) {
                   .payload = {{"from", from},
                               {"to", r.redirect_to},
                               {"reason", "unread_message"},
-                              {"visit_count", run["meta"]["visitCounts"][r.redirect_to]}}})
+                              {"visit_count", run.meta["visitCounts"][r.redirect_to]}}})
             .status());
   }
   return AppendEvent(ctx, {.run_id = run_id,
@@ -295,10 +297,10 @@ Status ApplyRevert(OpContext& ctx, Json& run, const Revert& r) {
 }
 
 Result<Json> ApplyAsCaller(OpContext& ctx, const Json& in, const Actor& caller) {
-  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
-  const std::string run_id = RunId(run);
+  ASSIGN_OR_RETURN(Run run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  const std::string run_id = run.id;
   const std::string agent = SgaiAgentName(caller);
-  const std::string from = run["status"].get<std::string>();
+  const std::string from = run.status;
   const std::string requested = in.at("status").get<std::string>();
   const bool coordinator = IsSgaiCoordinator(caller);
   Json out = {{"run_id", run_id},    {"requested_status", requested},
@@ -314,7 +316,7 @@ Result<Json> ApplyAsCaller(OpContext& ctx, const Json& in, const Actor& caller) 
       out["downgraded"] = true;
     }
     if ((status == "agent-done" || status == "complete") && !coordinator) {
-      ASSIGN_OR_RETURN(std::vector<Json> todos, CurrentTodos(ctx.txn, run_id, agent, false));
+      ASSIGN_OR_RETURN(std::vector<Task> todos, CurrentTodos(ctx.txn, run_id, agent, false));
       Json open = TodoList(todos);
       if (!open.empty()) {
         return Status(StatusCode::kFailedPrecondition,
@@ -328,7 +330,7 @@ Result<Json> ApplyAsCaller(OpContext& ctx, const Json& in, const Actor& caller) 
   std::optional<Revert> revert;
   if (status == "complete" && from == "complete") {
     out["status"] = status;
-    out["task"] = run["meta"].value("task", Json(""));
+    out["task"] = run.meta.value("task", Json(""));
     return out;  // already complete: nothing to check, nothing to run
   }
   if (status == "complete") {
@@ -338,8 +340,8 @@ Result<Json> ApplyAsCaller(OpContext& ctx, const Json& in, const Actor& caller) 
     if (check.needs_script) {
       return Json{{"run_id", run_id},
                   {"gate_needed", true},
-                  {"script", run["meta"]["completionGateScript"]},
-                  {"workdir", run["meta"]["workdir"]}};
+                  {"script", run.meta["completionGateScript"]},
+                  {"workdir", run.meta["workdir"]}};
     }
     if (!check.revert.gate.empty()) {
       revert = check.revert;
@@ -347,19 +349,19 @@ Result<Json> ApplyAsCaller(OpContext& ctx, const Json& in, const Actor& caller) 
     }
   }
   RETURN_IF_ERROR(CheckRunTransition(ctx, run, status, caller).WithPrefix("status"));
-  Json& m = run["meta"];
+  Json& m = run.meta;
   if (in.contains("task")) m["task"] = in["task"];
   if (!out["status_preserved"].get<bool>() && (status == "agent-done" || status == "complete")) {
     m["task"] = "";
   }
-  run["status"] = status;
+  run.status = status;
   if (revert) {
     RETURN_IF_ERROR(ApplyRevert(ctx, run, *revert));
     out["reverted"] = {
         {"gate", revert->gate}, {"reason", revert->reason}, {"status", revert->status}};
     if (!revert->redirect_to.empty()) out["reverted"]["redirect_to"] = revert->redirect_to;
   }
-  RETURN_IF_ERROR(StoreRunJson(ctx, run));
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   const std::string progress = in.value("add_progress", "");
   if (!progress.empty()) RETURN_IF_ERROR(AppendProgress(ctx, run_id, agent, progress));
   std::string summary = agent + ": " + from + " -> " + status;
@@ -399,11 +401,11 @@ Status ApplySgaiWorkGate(OpContext& ctx, const Json& question, const Json& answe
   bool approved = false;
   for (const Json& choice : answer["answers"][0]) approved = approved || choice == kWorkGateApproval;
   if (!approved) return Status();
-  ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, question["run_id"].get<std::string>()));
-  if (run["profile"] != "sgai") return Status();
-  run["meta"]["interactionMode"] = "building";
+  ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, question["run_id"].get<std::string>()));
+  if (run.profile != "sgai") return Status();
+  run.meta["interactionMode"] = "building";
   payload["interaction_mode"] = "building";
-  return StoreRunJson(ctx, run);
+  return StoreRun(ctx, run);
 }
 
 Result<Json> SgaiApplyWorkflowState(OpContext& ctx, const Json& in) {
@@ -427,12 +429,12 @@ Result<Json> SgaiApplyWorkflowState(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> SgaiNextAgent(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  ASSIGN_OR_RETURN(Run run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
   ASSIGN_OR_RETURN(SgaiFlow flow, FlowOf(run));
-  ASSIGN_OR_RETURN(std::string unread, FirstUnreadRecipient(ctx.txn, RunId(run)));
-  const std::string current = run["meta"]["currentAgent"].get<std::string>();
+  ASSIGN_OR_RETURN(std::string unread, FirstUnreadRecipient(ctx.txn, run.id));
+  const std::string current = run.meta["currentAgent"].get<std::string>();
   NextAgent next = PickNextAgent(flow, current, unread);
-  return Json{{"run_id", RunId(run)},
+  return Json{{"run_id", run.id},
               {"agent", next.agent},
               {"reason", next.reason},
               {"current", current},
@@ -440,15 +442,15 @@ Result<Json> SgaiNextAgent(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> SgaiHandoff(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
-  const std::string run_id = RunId(run);
-  const std::string status = run["status"].get<std::string>();
+  ASSIGN_OR_RETURN(Run run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  const std::string run_id = run.id;
+  const std::string status = run.status;
   if (status != "agent-done" && status != "working") {
     return FailedPreconditionError("run: run " + run_id + " is " + status +
                                    "; hand-offs happen from agent-done or working");
   }
   ASSIGN_OR_RETURN(SgaiFlow flow, FlowOf(run));
-  const std::string from = run["meta"]["currentAgent"].get<std::string>();
+  const std::string from = run.meta["currentAgent"].get<std::string>();
   std::string to;
   std::string reason = "explicit";
   if (in.contains("to")) {
@@ -467,9 +469,9 @@ Result<Json> SgaiHandoff(OpContext& ctx, const Json& in) {
   }
   RETURN_IF_ERROR(CheckRunTransition(ctx, run, "working", ctx.actor).WithPrefix("run"));
   RETURN_IF_ERROR(EnterAgent(ctx, run, to));
-  run["status"] = "working";
-  RETURN_IF_ERROR(StoreRunJson(ctx, run));
-  const Json visits = run["meta"]["visitCounts"][to];
+  run.status = "working";
+  RETURN_IF_ERROR(StoreRun(ctx, run));
+  const Json visits = run.meta["visitCounts"][to];
   RETURN_IF_ERROR(
       AppendEvent(ctx, {.run_id = run_id,
                         .kind = "sgai.handoff",
@@ -485,25 +487,25 @@ Result<Json> SgaiHandoff(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> SgaiModelStatus(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
-  Json& m = run["meta"];
+  ASSIGN_OR_RETURN(Run run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  Json& m = run.meta;
   const std::string agent = in.value("agent", m["currentAgent"].get<std::string>());
   const std::string key = agent + ":" + in.at("model").get<std::string>();
   const std::string status = in.at("status").get<std::string>();
   m["modelStatuses"][key] = status;
   m["currentModel"] = key;
-  RETURN_IF_ERROR(StoreRunJson(ctx, run));
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = RunId(run),
+  RETURN_IF_ERROR(StoreRun(ctx, run));
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run.id,
                                     .kind = "sgai.model_status",
                                     .summary = key + " " + status,
                                     .payload = {{"model", key}, {"status", status}}})
                       .status());
-  return Json{{"run_id", RunId(run)}, {"modelStatuses", m["modelStatuses"]}, {"currentModel", key}};
+  return Json{{"run_id", run.id}, {"modelStatuses", m["modelStatuses"]}, {"currentModel", key}};
 }
 
 Result<Json> SgaiSet(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
-  Json& m = run["meta"];
+  ASSIGN_OR_RETURN(Run run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  Json& m = run.meta;
   Json changed = Json::object();
   if (in.contains("interaction_mode")) {
     // In sgai "building" comes only from the human approving the work gate
@@ -526,14 +528,14 @@ Result<Json> SgaiSet(OpContext& ctx, const Json& in) {
         "summary");
   }
   for (auto it = changed.begin(); it != changed.end(); ++it) m[it.key()] = it.value();
-  RETURN_IF_ERROR(StoreRunJson(ctx, run));
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = RunId(run),
+  RETURN_IF_ERROR(StoreRun(ctx, run));
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run.id,
                                     .kind = "sgai.set",
                                     .summary = "set " + changed.dump(),
                                     .payload = changed})
                       .status());
   Json out = changed;
-  out["run_id"] = RunId(run);
+  out["run_id"] = run.id;
   return out;
 }
 

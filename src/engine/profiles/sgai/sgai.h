@@ -30,6 +30,8 @@
 #include <vector>
 
 #include "engine/ledger/op_context.h"
+#include "model/run.h"
+#include "model/task.h"
 
 namespace baton {
 
@@ -94,23 +96,23 @@ SgaiGateResult RunCompletionGate(const std::string& script, const std::string& w
 namespace sgai_internal {
 
 // The run, NotFound / InvalidArgument unless it exists with profile sgai.
-// meta gets sgai's defaults for missing keys.
-Result<Json> LoadSgaiRun(Txn& txn, const std::string& id);
+// Its meta gets sgai's defaults for missing keys.
+Result<Run> LoadSgaiRun(Txn& txn, const std::string& id);
 // Todos on the current list of "agent" (kind todo) or the project list
-// (project = true), in list order, as tasks.
-Result<std::vector<Json>> CurrentTodos(Txn& txn, const std::string& run_id,
+// (project = true), in list order.
+Result<std::vector<Task>> CurrentTodos(Txn& txn, const std::string& run_id,
                                        const std::string& agent, bool project);
-bool IsOpenTodo(const Json& task);
-// {id, content, status, priority} of a todo task.
-Json TodoToSgai(const Json& task);
-// Takes "task" off its list: cancels it if open, clears its key.
-Status ArchiveTodo(OpContext& ctx, const Json& task, const std::string& reason);
+bool IsOpenTodo(const Task& todo);
+// {id, content, status, priority} of a todo, as sgai's todo lists show it.
+Json TodoToSgai(const Task& todo);
+// Takes "todo" off its list: cancels it if open, clears its key.
+Status ArchiveTodo(OpContext& ctx, const Task& todo, const std::string& reason);
 // The agent part ("a" of "a:model") of the first unread message's recipient
 // in the run, or "".
 Result<std::string> FirstUnreadRecipient(Txn& txn, const std::string& run_id);
-// Inserts a message of the run from "from" to "to" (no registration needed:
+// Inserts a message of "run" from "from" to "to" (no registration needed:
 // sgai agents are names in the flow), with its message.sent event.
-Result<std::string> SendRunMessage(OpContext& ctx, const Json& run, const std::string& from,
+Result<std::string> SendRunMessage(OpContext& ctx, const Run& run, const std::string& from,
                                    const std::string& to, const std::string& body);
 
 }  // namespace sgai_internal

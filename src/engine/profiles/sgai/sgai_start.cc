@@ -194,17 +194,17 @@ void SetGoalFields(Json& m, const Goal& goal, const SgaiFlow& flow) {
 
 // The latest sgai run started for this workdir and project, from the
 // sgai.started events (the ledger orders runs created in the same instant).
-Result<std::optional<Json>> LatestRun(OpContext& ctx, const std::string& workdir,
+Result<std::optional<Run>> LatestRun(OpContext& ctx, const std::string& workdir,
                                       const std::string& project_id) {
   ASSIGN_OR_RETURN(Json events,
                    ListEvents(ctx.txn, {.kind = kStartedKind, .limit = int64_t{1} << 40}));
   for (auto it = events.rbegin(); it != events.rend(); ++it) {
     const Json& p = (*it)["payload"];
     if (p.value("workdir", "") != workdir || p.value("project_id", "") != project_id) continue;
-    ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, (*it)["run_id"].get<std::string>()));
-    return std::optional<Json>(run);
+    ASSIGN_OR_RETURN(Run run, LoadSgaiRun(ctx.txn, (*it)["run_id"].get<std::string>()));
+    return std::optional<Run>(std::move(run));
   }
-  return std::optional<Json>();
+  return std::optional<Run>();
 }
 
 bool Resumable(const std::string& status) {
@@ -220,31 +220,32 @@ std::string ChosenMode(const Json& in, const Goal& goal) {
   return in.value("interaction_mode", "");
 }
 
-Result<Json> Resume(OpContext& ctx, const Json& in, Json run, const Goal& goal,
+Result<Json> Resume(OpContext& ctx, const Json& in, Run run, const Goal& goal,
                     const SgaiFlow& flow, const std::string& reason) {
-  SetGoalFields(run["meta"], goal, flow);
+  SetGoalFields(run.meta, goal, flow);
   const std::string mode = ChosenMode(in, goal);
-  if (!mode.empty()) run["meta"]["interactionMode"] = mode;
-  RETURN_IF_ERROR(StoreRunJson(ctx, run));
+  if (!mode.empty()) run.meta["interactionMode"] = mode;
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   RETURN_IF_ERROR(
-      AppendEvent(ctx, {.run_id = run["id"].get<std::string>(),
+      AppendEvent(ctx, {.run_id = run.id,
                         .kind = "sgai.resumed",
                         .summary = "resumed: " + reason,
                         .payload = {{"reason", reason}, {"goal_checksum", goal.doc.body_checksum}}})
           .status());
-  ASSIGN_OR_RETURN(Json loaded, LoadRunJson(ctx.txn, run["id"].get<std::string>()));
+  ASSIGN_OR_RETURN(Json loaded, AnswerRun(ctx.txn, run.id));
   return Json{{"run", loaded}, {"resumed", true}, {"reason", reason}, {"previous_run", Json()}};
 }
 
 Result<Json> Fresh(OpContext& ctx, const Json& in, const Goal& goal, const SgaiFlow& flow,
-                   const std::optional<Json>& old, const std::string& project_id,
+                   const std::optional<Run>& old, const std::string& project_id,
                    const std::string& reason) {
   // A fresh run keeps only the old run's interaction mode, unless the
   // starter chose one.
   std::string mode = ChosenMode(in, goal);
   if (mode.empty()) {
-    mode = old ? (*old)["meta"].value("interactionMode", "brainstorming") : "brainstorming";
+    mode = old ? old->meta.value("interactionMode", "brainstorming") : "brainstorming";
   }
+  const Json previous_run = old ? Json(old->id) : Json();
   Json meta = {
       {"interactionMode", mode},
       {"currentAgent", "coordinator"},
@@ -259,11 +260,12 @@ Result<Json> Fresh(OpContext& ctx, const Json& in, const Goal& goal, const SgaiF
       {"visitCounts", Json::object()}};
   SetGoalFields(meta, goal, flow);
   meta["visitCounts"]["coordinator"] = 1;  // the workflow starts in the coordinator
-  if (old) meta["previousRun"] = (*old)["id"];
+  if (old) meta["previousRun"] = old->id;
   Json create = {{"profile", "sgai"}, {"title", TitleOf(goal)}, {"meta", meta}};
   if (!project_id.empty()) create["project"] = project_id;
-  ASSIGN_OR_RETURN(Json run, CreateRun(ctx, create));
-  const std::string id = run["id"].get<std::string>();
+  // CreateRun answers the new run as JSON: it is this operation's answer too.
+  ASSIGN_OR_RETURN(Json created, CreateRun(ctx, create));
+  const std::string id = created["id"].get<std::string>();
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = id,
                                     .kind = kStartedKind,
                                     .summary = "started fresh: " + reason,
@@ -272,12 +274,12 @@ Result<Json> Fresh(OpContext& ctx, const Json& in, const Goal& goal, const SgaiF
                                                 {"project_id", project_id},
                                                 {"goal_file", goal.goal_file},
                                                 {"goal_checksum", goal.doc.body_checksum},
-                                                {"previous_run", old ? (*old)["id"] : Json()}}})
+                                                {"previous_run", previous_run}}})
                       .status());
-  return Json{{"run", run},
+  return Json{{"run", created},
               {"resumed", false},
               {"reason", reason},
-              {"previous_run", old ? (*old)["id"] : Json()}};
+              {"previous_run", previous_run}};
 }
 
 }  // namespace
@@ -307,20 +309,17 @@ Result<Json> SgaiStart(OpContext& ctx, const Json& in) {
   if (in.contains("project")) {
     ASSIGN_OR_RETURN(project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
   }
-  std::optional<Json> old;
+  std::optional<Run> old;
   if (in.contains("run")) {
-    ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in["run"].get<std::string>()));
-    old = run;
-    if (project_id.empty() && run["project_id"].is_string()) {
-      project_id = run["project_id"].get<std::string>();
-    }
+    ASSIGN_OR_RETURN(old, LoadSgaiRun(ctx.txn, in["run"].get<std::string>()));
+    if (project_id.empty()) project_id = old->project_id.value_or("");
   } else {
     ASSIGN_OR_RETURN(old, LatestRun(ctx, goal.workdir, project_id));
   }
   if (!old) return Fresh(ctx, in, goal, *flow, old, project_id, "no earlier sgai run here");
-  const std::string old_id = (*old)["id"].get<std::string>();
-  const std::string status = (*old)["status"].get<std::string>();
-  const std::string checksum = (*old)["meta"].value("goalChecksum", "");
+  const std::string old_id = old->id;
+  const std::string status = old->status;
+  const std::string checksum = old->meta.value("goalChecksum", "");
   if (in.value("fresh", false)) {
     return Fresh(ctx, in, goal, *flow, old, project_id, "fresh asked; run " + old_id + " kept");
   }

@@ -17,40 +17,41 @@
 namespace baton {
 namespace sgai_internal {
 
-Result<std::vector<Json>> CurrentTodos(Txn& txn, const std::string& run_id,
+Result<std::vector<Task>> CurrentTodos(Txn& txn, const std::string& run_id,
                                        const std::string& agent, bool project) {
   ASSIGN_OR_RETURN(std::vector<std::string> ids,
                    ListSgaiTodoIds(txn, run_id, project ? "project_todo" : "todo",
                                    project ? std::nullopt : std::optional<std::string>(agent)));
-  std::vector<Json> todos;
+  std::vector<Task> todos;
   for (const std::string& id : ids) {
-    ASSIGN_OR_RETURN(Json task, LoadTaskJson(txn, id));
-    todos.push_back(std::move(task));
+    ASSIGN_OR_RETURN(Task todo, LoadTask(txn, id));
+    todos.push_back(std::move(todo));
   }
   return todos;
 }
 
-bool IsOpenTodo(const Json& task) {
-  return task["status"] != "completed" && task["status"] != "cancelled";
+bool IsOpenTodo(const Task& todo) {
+  return todo.status != "completed" && todo.status != "cancelled";
 }
 
-Json TodoToSgai(const Json& task) {
-  return {{"id", task["meta"].value("todo_id", "")},
-          {"content", task["title"]},
-          {"status", task["status"]},
-          {"priority", task["meta"].value("priority", "medium")}};
+Json TodoToSgai(const Task& todo) {
+  return {{"id", todo.meta.value("todo_id", "")},
+          {"content", todo.title},
+          {"status", todo.status},
+          {"priority", todo.meta.value("priority", "medium")}};
 }
 
-Status ArchiveTodo(OpContext& ctx, const Json& task, const std::string& reason) {
-  Json current = task;
-  if (IsOpenTodo(task)) {
-    RETURN_IF_ERROR(ChangeTaskStatusJson(ctx, task, "cancelled", reason));
-    ASSIGN_OR_RETURN(current, LoadTaskJson(ctx.txn, task["id"].get<std::string>()));
+Status ArchiveTodo(OpContext& ctx, const Task& todo, const std::string& reason) {
+  Json meta = todo.meta;
+  if (IsOpenTodo(todo)) {
+    RETURN_IF_ERROR(ChangeTaskStatus(ctx, todo, "cancelled", reason));
+    // What the status change wrote (its hooks included) stays: meta is read again.
+    ASSIGN_OR_RETURN(Task cancelled, LoadTask(ctx.txn, todo.id));
+    meta = std::move(cancelled.meta);
   }
-  Json meta = current["meta"];
   meta["archived"] = true;
   meta["archived_reason"] = reason;
-  return ArchiveSgaiTodoRow(ctx.txn, task["id"].get<std::string>(), meta, ctx.now);
+  return ArchiveSgaiTodoRow(ctx.txn, todo.id, meta, ctx.now);
 }
 
 }  // namespace sgai_internal
@@ -68,33 +69,43 @@ int64_t PriorityRank(const std::string& p) {
 // Moves a todo to "to" through sgai.todo. opencode's todowrite replaces the
 // whole list, so any status may follow any other: a closed todo given a new
 // status is reopened first (both steps are the machine's).
-Status MoveTodo(OpContext& ctx, const Json& task, const std::string& to, size_t index) {
-  const std::string from = task["status"].get<std::string>();
+Status MoveTodo(OpContext& ctx, const Task& todo, const std::string& to, size_t index) {
+  const std::string& from = todo.status;
   if (from == to) return Status();
   const std::string where = "todos[" + std::to_string(index) + "].status";
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(task["machine"].get<std::string>()));
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(todo.machine));
   Status direct = machine->Check(from, to, ctx.transition());
-  if (!direct.ok() && to != "pending" && !IsOpenTodo(task)) {
-    RETURN_IF_ERROR(ChangeTaskStatusJson(ctx, task, "pending", "todo_write").WithPrefix(where));
-    ASSIGN_OR_RETURN(Json reopened, LoadTaskJson(ctx.txn, task["id"].get<std::string>()));
-    return ChangeTaskStatusJson(ctx, reopened, to, "todo_write").WithPrefix(where);
+  if (!direct.ok() && to != "pending" && !IsOpenTodo(todo)) {
+    RETURN_IF_ERROR(ChangeTaskStatus(ctx, todo, "pending", "todo_write").WithPrefix(where));
+    ASSIGN_OR_RETURN(Task reopened, LoadTask(ctx.txn, todo.id));
+    return ChangeTaskStatus(ctx, reopened, to, "todo_write").WithPrefix(where);
   }
   RETURN_IF_ERROR(direct.WithPrefix(where));
-  return ChangeTaskStatusJson(ctx, task, to, "todo_write").WithPrefix(where);
+  return ChangeTaskStatus(ctx, todo, to, "todo_write").WithPrefix(where);
 }
 
-Status UpdateTodo(OpContext& ctx, const Json& task, const Json& item, size_t index) {
-  Json meta = task["meta"];
+Status UpdateTodo(OpContext& ctx, const Task& todo, const Json& item, size_t index) {
+  Json meta = todo.meta;
   const std::string priority = item.value("priority", "medium");
   meta["priority"] = priority;
-  RETURN_IF_ERROR(UpdateSgaiTodoRow(ctx.txn, task["id"].get<std::string>(),
+  RETURN_IF_ERROR(UpdateSgaiTodoRow(ctx.txn, todo.id,
                                     {.title = item.at("content").get<std::string>(),
                                      .priority = PriorityRank(priority),
                                      .position = static_cast<int64_t>(index),
                                      .meta = meta,
                                      .now = ctx.now}));
-  ASSIGN_OR_RETURN(Json updated, LoadTaskJson(ctx.txn, task["id"].get<std::string>()));
+  ASSIGN_OR_RETURN(Task updated, LoadTask(ctx.txn, todo.id));
   return MoveTodo(ctx, updated, item.value("status", "pending"), index);
+}
+
+// The new todo as MoveTodo needs it (id, run, machine, status), from
+// CreateTask's answer: core creates tasks as an operation, answering JSON,
+// and the row is not read a second time.
+Task CreatedTodo(const Json& created, const std::string& run_id) {
+  return Task{.id = created.at("id").get<std::string>(),
+              .run_id = run_id,
+              .machine = created.at("machine").get<std::string>(),
+              .status = created.at("status").get<std::string>()};
 }
 
 Status CreateTodo(OpContext& ctx, const std::string& run_id, const std::string& agent, bool project,
@@ -109,21 +120,21 @@ Status CreateTodo(OpContext& ctx, const std::string& run_id, const std::string& 
                  {"position", static_cast<int64_t>(index)},
                  {"meta", {{"todo_id", id}, {"priority", priority}}}};
   if (!project) create["assignee"] = agent;
-  ASSIGN_OR_RETURN(Json task, CreateTask(ctx, create));
-  return MoveTodo(ctx, task, item.value("status", "pending"), index);
+  ASSIGN_OR_RETURN(Json created, CreateTask(ctx, create));
+  return MoveTodo(ctx, CreatedTodo(created, run_id), item.value("status", "pending"), index);
 }
 
-Json TodoJsonList(const std::vector<Json>& todos) {
+Json TodoJsonList(const std::vector<Task>& todos) {
   Json list = Json::array();
-  for (const Json& t : todos) list.push_back(TodoToSgai(t));
+  for (const Task& t : todos) list.push_back(TodoToSgai(t));
   return list;
 }
 
 }  // namespace
 
 Result<Json> SgaiTodoWrite(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
-  const std::string run_id = run["id"].get<std::string>();
+  ASSIGN_OR_RETURN(Run run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  const std::string run_id = run.id;
   const bool project = in.value("project", false);
   if (project && !IsSgaiCoordinator(ctx.actor)) {
     return PermissionDeniedError(
@@ -139,12 +150,12 @@ Result<Json> SgaiTodoWrite(OpContext& ctx, const Json& in) {
                                   todos[i]["id"].get<std::string>() + "\" appears twice");
     }
   }
-  ASSIGN_OR_RETURN(std::vector<Json> current, CurrentTodos(ctx.txn, run_id, agent, project));
-  std::map<std::string, Json> existing;
-  for (const Json& t : current) existing[t["meta"].value("todo_id", "")] = t;
+  ASSIGN_OR_RETURN(std::vector<Task> current, CurrentTodos(ctx.txn, run_id, agent, project));
+  std::map<std::string, Task> existing;
+  for (const Task& t : current) existing[t.meta.value("todo_id", "")] = t;
   // opencode's todowrite replaces the list: items left out come off it.
-  for (const auto& [id, task] : existing) {
-    if (!ids.contains(id)) RETURN_IF_ERROR(ArchiveTodo(ctx, task, "removed by todo_write"));
+  for (const auto& [id, todo] : existing) {
+    if (!ids.contains(id)) RETURN_IF_ERROR(ArchiveTodo(ctx, todo, "removed by todo_write"));
   }
   for (size_t i = 0; i < todos.size(); ++i) {
     auto it = existing.find(todos[i]["id"].get<std::string>());
@@ -154,9 +165,9 @@ Result<Json> SgaiTodoWrite(OpContext& ctx, const Json& in) {
       RETURN_IF_ERROR(CreateTodo(ctx, run_id, agent, project, todos[i], i));
     }
   }
-  ASSIGN_OR_RETURN(std::vector<Json> after, CurrentTodos(ctx.txn, run_id, agent, project));
+  ASSIGN_OR_RETURN(std::vector<Task> after, CurrentTodos(ctx.txn, run_id, agent, project));
   int64_t open = 0;
-  for (const Json& t : after) open += IsOpenTodo(t) ? 1 : 0;
+  for (const Task& t : after) open += IsOpenTodo(t) ? 1 : 0;
   const std::string whose = project ? "project" : agent;
   RETURN_IF_ERROR(
       AppendEvent(ctx, {.run_id = run_id,
@@ -171,18 +182,17 @@ Result<Json> SgaiTodoWrite(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> SgaiTodoRead(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  ASSIGN_OR_RETURN(Run run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
   const bool project = in.value("project", false);
   const std::string agent = in.value("agent", SgaiAgentName(ctx.actor));
-  ASSIGN_OR_RETURN(std::vector<Json> todos,
-                   CurrentTodos(ctx.txn, run["id"].get<std::string>(), agent, project));
+  ASSIGN_OR_RETURN(std::vector<Task> todos, CurrentTodos(ctx.txn, run.id, agent, project));
   return Json{
-      {"run_id", run["id"]}, {"list", project ? "project" : agent}, {"todos", TodoJsonList(todos)}};
+      {"run_id", run.id}, {"list", project ? "project" : agent}, {"todos", TodoJsonList(todos)}};
 }
 
 Result<Json> SgaiUsageAdd(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
-  const std::string run_id = run["id"].get<std::string>();
+  ASSIGN_OR_RETURN(Run run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  const std::string& run_id = run.id;
   const std::string agent = in.value("agent", SgaiAgentName(ctx.actor));
   const Json tokens = in.value("tokens", Json::object());
   const double cost = in.value("cost", 0.0);
@@ -214,8 +224,8 @@ Result<Json> SgaiUsageAdd(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> SgaiState(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
-  ASSIGN_OR_RETURN(RunImage image, ExportImage(ctx.txn, run["id"].get<std::string>()));
+  ASSIGN_OR_RETURN(Run run, LoadSgaiRun(ctx.txn, in.at("run").get<std::string>()));
+  ASSIGN_OR_RETURN(RunImage image, ExportImage(ctx.txn, run.id));
   // One renderer of state.json: the sgai format's (formats/sgai_format.h).
   return Json(SgaiDocument(image, nullptr));
 }
