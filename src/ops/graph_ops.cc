@@ -66,7 +66,7 @@ Result<Json> GraphMermaidOp(OpContext& ctx, const Json& in) {
 
 Result<Json> GraphPathOp(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, id));
+  ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, id));
   ASSIGN_OR_RETURN(Json def_meta, ShowGraphDefinition(ctx, {{"id", id}}));
   ASSIGN_OR_RETURN(GraphDef def, ParseGraphDef(def_meta.value("text", ""), def_meta.value("source", id)));
   ASSIGN_OR_RETURN(Json listed, ListGraphCheckpoints(ctx, {{"id", id}}));
@@ -79,9 +79,11 @@ Result<Json> GraphPathOp(OpContext& ctx, const Json& in) {
       steps.push_back({{"seq", c["seq"]}, {"node", c["node"]}, {"next", c["next"]}, {"outcome", c["outcome"]}});
     }
   }
-  const std::string status = run["status"].get<std::string>();
-  if (status != "completed" && run["cursor"].is_string()) path.current = run["cursor"].get<std::string>();
-  return Json{{"run", id}, {"status", status}, {"path", steps}, {"mermaid", GraphPathMermaid(def, path)}};
+  if (run.status != "completed" && run.cursor) path.current = *run.cursor;
+  return Json{{"run", id},
+              {"status", run.status},
+              {"path", steps},
+              {"mermaid", GraphPathMermaid(def, path)}};
 }
 
 Json Str() { return {{"type", "string"}}; }

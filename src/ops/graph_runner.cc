@@ -13,6 +13,7 @@
 #include "engine/graph/graph_runs.h"
 #include "model/graph_delta.h"
 #include "util/clock.h"
+#include "util/json_or_null.h"
 #include "util/sha256.h"
 #include "util/scoped_path.h"
 #include "util/subprocess.h"
@@ -259,8 +260,7 @@ struct Loop {
     return done;
   }
 
-  Result<Json> Run(const Json& status_at_start) {
-    std::string status = status_at_start.get<std::string>();
+  Result<Json> Run(std::string status) {
     std::string stopped;
     while (stopped.empty()) {
       const GraphNode* node = def.Find(cursor);
@@ -340,17 +340,18 @@ Result<Json> RunGraph(OpRunner& runner, const Json& in) {
   // As @sys/graph's run(id): a run that exists is resumed, a completed one
   // is left as it is.
   if (in.contains("id")) {
-    Result<Json> existing = runner.CallAsSystem("run.show", {{"id", in["id"]}});
-    if (existing.ok()) {
+    Result<Json> shown = runner.CallAsSystem("run.show", {{"id", in["id"]}});
+    if (shown.ok()) {
+      const Run existing = RunFromAnswer(*shown);
       if (in.contains("context")) {
         return FailedPreconditionError("context: run " + in["id"].get<std::string>() +
                                        " exists, so it is resumed with its own context; fork it "
                                        "to change the context (baton graph fork)");
       }
-      if ((*existing)["status"] == "completed" && (*existing)["profile"] == "graph") {
-        return Json{{"run", in["id"]}, {"status", "completed"}, {"cursor", (*existing)["cursor"]},
-                    {"seq", (*existing)["cursor_index"]}, {"stopped", "completed"},
-                    {"nodes_run", 0}, {"context", (*existing)["context"]}};
+      if (existing.status == "completed" && existing.profile == "graph") {
+        return Json{{"run", in["id"]}, {"status", "completed"}, {"cursor", OrNull(existing.cursor)},
+                    {"seq", OrNull(existing.cursor_index)}, {"stopped", "completed"},
+                    {"nodes_run", 0}, {"context", existing.context}};
       }
       Json resume = {{"id", in["id"]}, {"wait_for_human", in.value("wait_for_human", true)}};
       for (const char* key : {"file", "text", "source"}) {
@@ -393,27 +394,29 @@ Result<Json> RunGraph(OpRunner& runner, const Json& in) {
       return InvalidArgumentError("state_dir: cannot create " + state_dir + ": " + ec.message());
     }
   }
-  ASSIGN_OR_RETURN(Json run, runner.CallAsSystem("graph.start", start));
+  ASSIGN_OR_RETURN(Json started, runner.CallAsSystem("graph.start", start));
+  Run run = RunFromAnswer(started);
   Loop loop{.runner = runner, .def = g.def};
-  loop.run_id = run["id"].get<std::string>();
+  loop.run_id = run.id;
   loop.token = id["token"].get<std::string>();
   loop.workdir = workdir;
   loop.wait_for_human = in.value("wait_for_human", true);
-  loop.context = run["context"];
+  loop.context = std::move(run.context);
   loop.history = Json::array();
-  loop.cursor = run["cursor"].get<std::string>();
-  loop.seq = run["cursor_index"].get<int64_t>();
-  return loop.Run(run["status"]);
+  loop.cursor = run.cursor.value_or("");
+  loop.seq = run.cursor_index.value_or(0);
+  return loop.Run(run.status);
 }
 
 Result<Json> ResumeGraph(OpRunner& runner, const Json& in) {
   const std::string run_id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, runner.CallAsSystem("run.show", {{"id", run_id}}));
-  if (run["profile"] != "graph") {
-    return FailedPreconditionError("id: run " + run_id + " is a " + run["profile"].get<std::string>() +
+  ASSIGN_OR_RETURN(Json shown, runner.CallAsSystem("run.show", {{"id", run_id}}));
+  const Run run = RunFromAnswer(shown);
+  if (run.profile != "graph") {
+    return FailedPreconditionError("id: run " + run_id + " is a " + run.profile +
                                    " run, not a graph workflow run");
   }
-  const Json stored = run["meta"].value("graph", Json::object()).value("definition", Json::object());
+  const Json stored = run.meta.value("graph", Json::object()).value("definition", Json::object());
   Json source = Json::object();
   bool stored_text = false;
   if (in.contains("file") || in.contains("text")) {
@@ -434,7 +437,7 @@ Result<Json> ResumeGraph(OpRunner& runner, const Json& in) {
   // The workdir was checked when the run started; each node's cwd is checked
   // again, for this definition and this caller.
   const std::string workdir =
-      run["meta"].value("graph", Json::object()).value("workdir", std::string());
+      run.meta.value("graph", Json::object()).value("workdir", std::string());
   RETURN_IF_ERROR(ScopeNodes(runner, g.def, workdir, used));
   const Json id = RunnerId(runner, used);
   // A gone runner's node processes end here, not inside the take-over's
@@ -447,24 +450,24 @@ Result<Json> ResumeGraph(OpRunner& runner, const Json& in) {
                                                     {"nodes", NodeNames(g.def)},
                                                     {"definition", DefinitionMeta(g)},
                                                     {"ended", ended}}));
-  const Json& r = taken["run"];
+  Run r = RunFromAnswer(taken["run"]);
   if (!taken["took_over"].get<bool>()) {
-    return Json{{"run", run_id}, {"status", taken["status"]}, {"cursor", r["cursor"]},
-                {"seq", r["cursor_index"]}, {"stopped", "held"}, {"nodes_run", 0},
-                {"context", r["context"]}, {"runner", taken["runner"]}};
+    return Json{{"run", run_id}, {"status", taken["status"]}, {"cursor", OrNull(r.cursor)},
+                {"seq", OrNull(r.cursor_index)}, {"stopped", "held"}, {"nodes_run", 0},
+                {"context", r.context}, {"runner", taken["runner"]}};
   }
   Loop loop{.runner = runner, .def = g.def};
   loop.run_id = run_id;
   loop.token = id["token"].get<std::string>();
-  const Json& gm = r["meta"].value("graph", Json::object());
+  const Json& gm = r.meta.value("graph", Json::object());
   loop.workdir = gm.value("workdir", "");
   loop.wait_for_human = in.value("wait_for_human", true);
-  loop.context = r["context"];
-  loop.history = r["meta"].value("conversationHistory", Json::array());
-  loop.cursor = r["cursor"].get<std::string>();
-  loop.seq = r["cursor_index"].get<int64_t>();
+  loop.context = std::move(r.context);
+  loop.history = r.meta.value("conversationHistory", Json::array());
+  loop.cursor = r.cursor.value_or("");
+  loop.seq = r.cursor_index.value_or(0);
   loop.interrupted = gm.value("attempt", int64_t{0});
-  return loop.Run(taken["status"]);
+  return loop.Run(taken["status"].get<std::string>());
 }
 
 }  // namespace baton

@@ -205,7 +205,7 @@ Result<Json> ShowGraphCheckpoint(OpContext& ctx, const Json& in) {
 
 Result<Json> ForkGraphRun(OpContext& ctx, const Json& in) {
   const std::string parent_id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json parent, LoadGraphRun(ctx.txn, parent_id));
+  ASSIGN_OR_RETURN(Run parent, LoadGraphRun(ctx.txn, parent_id));
   ASSIGN_OR_RETURN(Json at, ShowGraphCheckpoint(ctx, {{"id", parent_id}, {"seq", in.at("seq")}}));
   const int64_t seq = at["seq"].get<int64_t>();
   const std::string next = at["next"].get<std::string>();
@@ -233,13 +233,14 @@ Result<Json> ForkGraphRun(OpContext& ctx, const Json& in) {
   Json create = {{"profile", "graph"},
                  {"context", context},
                  {"meta", {{"graph", g}, {"conversationHistory", at["state"]["conversationHistory"]}}},
-                 {"title", in.value("title", parent["title"].get<std::string>())}};
+                 {"title", in.value("title", parent.title)}};
   if (in.contains("new_id")) create["id"] = in["new_id"];
-  if (!parent["project_id"].is_null()) create["project"] = parent["project_id"];
-  ASSIGN_OR_RETURN(Json run, CreateRun(ctx, create));
-  const std::string id = run["id"].get<std::string>();
-  run["cursor"] = next;
-  run["cursor_index"] = seq + 1;
+  if (parent.project_id) create["project"] = *parent.project_id;
+  ASSIGN_OR_RETURN(Json created, CreateRun(ctx, create));
+  Run run = RunFromAnswer(created);
+  const std::string id = run.id;
+  run.cursor = next;
+  run.cursor_index = seq + 1;
   ASSIGN_OR_RETURN(int64_t event,
                    AppendEvent(ctx, {.run_id = id,
                                      .kind = "graph.forked",
@@ -253,7 +254,7 @@ Result<Json> ForkGraphRun(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
   RETURN_IF_ERROR(InsertWholeCheckpoint(ctx, run, seq, "forked", next, event));
   RETURN_IF_ERROR(BindStateMirror(ctx, id, Str(g, "state_dir")));
-  return LoadRunJson(ctx.txn, id);
+  return AnswerRun(ctx.txn, id);
 }
 
 Result<Json> CompactGraphCheckpoints(OpContext& ctx, const Json& in) {
@@ -269,7 +270,7 @@ Result<Json> CompactGraphCheckpoints(OpContext& ctx, const Json& in) {
 
 Result<Json> ShowGraphDefinition(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
   Json definition = GraphMeta(run).value("definition", Json::object());
   ASSIGN_OR_RETURN(std::optional<std::string> text,
                    LoadGraphDefinitionText(ctx.txn, Str(definition, "hash")));

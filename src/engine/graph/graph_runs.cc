@@ -22,6 +22,7 @@
 #include "store/tables/question_table.h"
 #include "store/tables/run_table.h"
 #include "util/clock.h"
+#include "util/json_or_null.h"
 #include "util/subprocess.h"
 
 namespace baton {
@@ -40,64 +41,64 @@ std::string Str(const Json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-Json& GraphMeta(Json& run) {
-  Json& g = run["meta"]["graph"];
+Json& GraphMeta(Run& run) {
+  Json& g = run.meta["graph"];
   if (!g.is_object()) g = Json::object();
   return g;
 }
 
-static Json& History(Json& run) {
-  Json& h = run["meta"]["conversationHistory"];
+static Json& History(Run& run) {
+  Json& h = run.meta["conversationHistory"];
   if (!h.is_array()) h = Json::array();
   return h;
 }
 
 // The run, which must be a graph run.
-Result<Json> LoadGraphRun(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(Json run, LoadRunJson(txn, id));
-  if (run["profile"] != "graph") {
-    return FailedPreconditionError("run: " + id + " is a " + run["profile"].get<std::string>() +
+Result<Run> LoadGraphRun(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(Run run, LoadRun(txn, id));
+  if (run.profile != "graph") {
+    return FailedPreconditionError("run: " + id + " is a " + run.profile +
                                    " run, not a graph workflow run");
   }
   return run;
 }
 
 // Writes what the graph runner changes: status, cursor, context, meta.
-Status StoreGraphRun(OpContext& ctx, const Json& run) {
-  const Json& cursor = run["cursor"];
-  const Json& index = run["cursor_index"];
-  return StoreGraphRunRow(
-      ctx.txn, run["id"].get<std::string>(), run["status"].get<std::string>(),
-      cursor.is_string() ? std::optional<std::string>(cursor.get<std::string>()) : std::nullopt,
-      index.is_number_integer() ? std::optional<int64_t>(index.get<int64_t>()) : std::nullopt,
-      run["context"], run["meta"], ctx.now);
+Status StoreGraphRun(OpContext& ctx, const Run& run) {
+  return StoreGraphRunRow(ctx.txn, run.id, run.status, run.cursor, run.cursor_index, run.context,
+                          run.meta, ctx.now);
 }
 
 // MoveRunStatus, where staying in the same status is no move.
-static Status MoveStatus(OpContext& ctx, Json& run, const std::string& to, const std::string& reason) {
-  if (run["status"] == to) return Status();
-  return MoveRunStatusJson(ctx, run, to, reason).WithPrefix("run " + run["id"].get<std::string>());
+static Status MoveStatus(OpContext& ctx, Run& run, const std::string& to, const std::string& reason) {
+  if (run.status == to) return Status();
+  return MoveRunStatus(ctx, run, to, reason).WithPrefix("run " + run.id);
 }
 
 // The graph state a checkpoint holds: the context plus the conversation.
-Json StateOf(const Json& run) {
-  Json state = run["context"].is_object() ? run["context"] : Json::object();
-  const Json& h = run["meta"].value("conversationHistory", Json::array());
+Json StateOf(const Run& run) {
+  Json state = run.context.is_object() ? run.context : Json::object();
+  const Json& h = run.meta.value("conversationHistory", Json::array());
   state[kGraphHistoryKey] = h.is_array() ? h : Json::array();
   return state;
 }
 
-static void SetState(Json& run, Json state) {
+static void SetState(Run& run, Json state) {
   auto h = state.find(kGraphHistoryKey);
-  run["meta"]["conversationHistory"] = h != state.end() ? *h : Json::array();
+  run.meta["conversationHistory"] = h != state.end() ? *h : Json::array();
   if (h != state.end()) state.erase(h);
-  run["context"] = std::move(state);
+  run.context = std::move(state);
 }
 
+// Where "run" stands, as a refused runner step says it: the cursor and its
+// index as JSON ("PLAN" #3; null when unset).
+static std::string CursorText(const Run& run) {
+  return OrNull(run.cursor).dump() + " #" + OrNull(run.cursor_index).dump();
+}
 
 // A checkpoint holding the run's whole state: where a run starts, is
 // reset, or is forked from another.
-Status InsertWholeCheckpoint(OpContext& ctx, const Json& run, int64_t seq, const std::string& outcome,
+Status InsertWholeCheckpoint(OpContext& ctx, const Run& run, int64_t seq, const std::string& outcome,
                              const std::string& next, std::optional<int64_t> event_seq) {
   Checkpoint c;
   c.seq = seq;
@@ -106,7 +107,7 @@ Status InsertWholeCheckpoint(OpContext& ctx, const Json& run, int64_t seq, const
   c.next = next;
   c.base = StateOf(run);
   c.event_seq = event_seq;
-  return InsertGraphCheckpoint(ctx.txn, run["id"].get<std::string>(), c, ctx.now);
+  return InsertGraphCheckpoint(ctx.txn, run.id, c, ctx.now);
 }
 
 // Whether the process "runner" names may still be running the run: on this
@@ -229,20 +230,50 @@ Status BindStateMirror(OpContext& ctx, const std::string& run_id, const std::str
 
 }  // namespace graph_internal
 
-Json EndInterruptedProcesses(const Json& run, const Json& nodes) {
+namespace {
+
+std::optional<std::string> OptionalString(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? std::optional(it->get<std::string>()) : std::nullopt;
+}
+
+std::optional<int64_t> OptionalInt(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? std::optional(it->get<int64_t>())
+                                                   : std::nullopt;
+}
+
+}  // namespace
+
+Run RunFromAnswer(const Json& answer) {
+  using graph_internal::Str;
+  return Run{.id = Str(answer, "id"),
+             .project_id = OptionalString(answer, "project_id"),
+             .profile = Str(answer, "profile"),
+             .machine = Str(answer, "machine"),
+             .status = Str(answer, "status"),
+             .title = Str(answer, "title"),
+             .cursor = OptionalString(answer, "cursor"),
+             .cursor_index = OptionalInt(answer, "cursor_index"),
+             .context = answer.value("context", Json::object()),
+             .meta = answer.value("meta", Json::object()),
+             .version = OptionalInt(answer, "version").value_or(0),
+             .created_at = Str(answer, "created_at"),
+             .updated_at = Str(answer, "updated_at")};
+}
+
+Json EndInterruptedProcesses(const Run& run, const Json& nodes) {
   Json ended = Json::array();
-  const Json g = run.value("meta", Json::object()).value("graph", Json::object());
+  const Json g = run.meta.value("graph", Json::object());
   const Json runner = g.value("runner", Json());
-  const std::string cursor = run.value("cursor", Json()).is_string()
-                                 ? run["cursor"].get<std::string>()
-                                 : std::string();
+  const std::string cursor = run.cursor.value_or("");
   // Only what the take-over will certainly find interrupted: a running run
   // whose runner is gone (a forced take-over of a live runner ends its
   // processes inside the transaction, so that runner's late commit is
   // refused), at a node the definition still has.
   bool known = cursor == kGraphEnd;
   for (const Json& n : nodes) known = known || n == cursor;
-  if (run.value("status", "") != "running" || !runner.is_object() ||
+  if (run.status != "running" || !runner.is_object() ||
       g.value("cancelled", false) || graph_internal::RunnerMayBeAlive(runner) || !known ||
       !g.value("processes", Json()).is_array()) {
     return ended;
@@ -262,6 +293,7 @@ using graph_internal::CancelOpenQuestions;
 using graph_internal::CheckUserKeys;
 using graph_internal::Checkpoint;
 using graph_internal::Compact;
+using graph_internal::CursorText;
 using graph_internal::EndNodeProcesses;
 using graph_internal::GraphMeta;
 using graph_internal::History;
@@ -296,12 +328,13 @@ Result<Json> StartGraphRun(OpContext& ctx, const Json& in) {
   for (const char* key : {"id", "project"}) {
     if (in.contains(key)) create[key] = in[key];
   }
-  ASSIGN_OR_RETURN(Json run, CreateRun(ctx, create));
-  const std::string id = run["id"].get<std::string>();
+  ASSIGN_OR_RETURN(Json created, CreateRun(ctx, create));
+  Run run = RunFromAnswer(created);
+  const std::string id = run.id;
   const std::string entry = in.at("entry").get<std::string>();
   RETURN_IF_ERROR(MoveStatus(ctx, run, "running", "graph " + in["definition"].value("id", "") + " started"));
-  run["cursor"] = entry;
-  run["cursor_index"] = 1;
+  run.cursor = entry;
+  run.cursor_index = 1;
   ASSIGN_OR_RETURN(int64_t event,
                    AppendEvent(ctx, {.run_id = id,
                                      .kind = "graph.started",
@@ -316,7 +349,7 @@ Result<Json> StartGraphRun(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
   RETURN_IF_ERROR(InsertWholeCheckpoint(ctx, run, 0, "start", entry, event));
   RETURN_IF_ERROR(BindStateMirror(ctx, id, in.value("state_dir", "")));
-  return LoadRunJson(ctx.txn, id);
+  return AnswerRun(ctx.txn, id);
 }
 
 namespace {
@@ -338,15 +371,15 @@ Status CheckRunnerHolds(const std::string& id, const Json& g, const Json& in,
 
 Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
   const std::string id = in.at("run").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
   Json& g = GraphMeta(run);
   const std::string node = in.at("node").get<std::string>();
   const int64_t seq = in.at("seq").get<int64_t>();
   RETURN_IF_ERROR(CheckRunnerHolds(id, g, in, "the result of " + node + " #" +
                                                   std::to_string(seq) + " is dropped"));
-  if (run["cursor"] != node || run["cursor_index"] != seq) {
-    return AbortedError("run " + id + ": at " + run["cursor"].dump() + " #" +
-                        run["cursor_index"].dump() + ", not " + node + " #" + std::to_string(seq));
+  if (run.cursor != node || run.cursor_index != seq) {
+    return AbortedError("run " + id + ": at " + CursorText(run) + ", not " + node + " #" +
+                        std::to_string(seq));
   }
   if (in.contains("next") == in.contains("route_error")) {
     return InvalidArgumentError("next: give exactly one of next and route_error");
@@ -361,7 +394,7 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
                                       in.value("updates", Json::object()),
                                       in.value("removed", Json::array()),
                                       in.value("history_append", Json::array()));
-  RETURN_IF_ERROR(ApplyGraphDelta(run["context"], History(run), delta));
+  RETURN_IF_ERROR(ApplyGraphDelta(run.context, History(run), delta));
 
   const bool route_failed = in.contains("route_error");
   const std::string next = route_failed ? node : in.at("next").get<std::string>();
@@ -399,10 +432,10 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(InsertGraphCheckpoint(ctx.txn, id, c, ctx.now));
 
   g["attempt"] = 0;
-  run["cursor"] = next;
-  run["cursor_index"] = seq + 1;
+  run.cursor = next;
+  run.cursor_index = seq + 1;
   std::string reason;
-  const std::string status = run["status"].get<std::string>();
+  const std::string status = run.status;
   const bool cancelled = g.value("cancelled", false);  // its reason stays
   if (route_failed) {
     if (!cancelled) g["last_error"] = in["route_error"];
@@ -411,11 +444,11 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
   } else if (next == kGraphEnd || next == kGraphError) {
     if (status == "paused") RETURN_IF_ERROR(MoveStatus(ctx, run, "running", "reached " + next));
     if (next == kGraphEnd) {
-      if (run["status"] == "running") RETURN_IF_ERROR(MoveStatus(ctx, run, "completed", "reached END"));
+      if (run.status == "running") RETURN_IF_ERROR(MoveStatus(ctx, run, "completed", "reached END"));
       reason = "completed";
     } else {
       if (!cancelled) g["last_error"] = node + " routed to ERROR";
-      if (run["status"] != "failed") RETURN_IF_ERROR(MoveStatus(ctx, run, "failed", node + " routed to ERROR"));
+      if (run.status != "failed") RETURN_IF_ERROR(MoveStatus(ctx, run, "failed", node + " routed to ERROR"));
       reason = "failed";
     }
   } else if (status != "running") {
@@ -433,7 +466,7 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
     RETURN_IF_ERROR(Compact(ctx, id, g["keep_last"].get<int64_t>(), 0).status());
   }
   return Json{{"run", id},
-              {"status", run["status"]},
+              {"status", run.status},
               {"cursor", next},
               {"seq", seq + 1},
               {"stop", !reason.empty()},
@@ -442,10 +475,10 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
 
 Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
   const std::string id = in.at("run").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
   Json& g = GraphMeta(run);
-  const std::string status = run["status"].get<std::string>();
-  const std::string cursor = run["cursor"].is_string() ? run["cursor"].get<std::string>() : "";
+  const std::string status = run.status;
+  const std::string cursor = run.cursor.value_or("");
   if (g.value("cancelled", false)) {
     return FailedPreconditionError("run " + id + " was cancelled, and a cancelled run cannot be "
                                    "resumed; fork it from a checkpoint to go on from there "
@@ -466,7 +499,8 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
       return FailedPreconditionError("run " + id + " is " + status + " and " + RunnerName(old) +
                                      " still holds it");
     }
-    return Json{{"took_over", false}, {"runner", old}, {"status", run["status"]}, {"run", run}};
+    return Json{{"took_over", false}, {"runner", old}, {"status", run.status},
+                {"run", RunToJson(run)}};
   }
   if (cursor.empty()) {
     return FailedPreconditionError("run " + id + " has no current node to resume at");
@@ -488,7 +522,7 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
     // What the dead runner's node started may still run: it ends before
     // the node runs again, so the two never run side by side.
     const Json ended = EndNodeProcesses(g, in.value("ended", Json::array()));
-    std::string summary = cursor + " #" + run["cursor_index"].dump() + " was interrupted (" +
+    std::string summary = cursor + " #" + OrNull(run.cursor_index).dump() + " was interrupted (" +
                           RunnerName(old) + " is gone); it runs again";
     for (const Json& e : ended) {
       summary += "; process group " + e["pgid"].dump() + ": " + e["ended"].get<std::string>();
@@ -497,7 +531,7 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
                                       .kind = "graph.node.interrupted",
                                       .summary = summary,
                                       .payload = {{"node", cursor},
-                                                  {"seq", run["cursor_index"]},
+                                                  {"seq", OrNull(run.cursor_index)},
                                                   {"interrupted", g["attempt"]},
                                                   {"runner", old},
                                                   {"processes", ended}}})
@@ -507,32 +541,33 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
   }
   g["runner"] = NewRunner(ctx, in);
   ASSIGN_OR_RETURN(g["definition"], StoreDefinition(ctx, in.at("definition")));
-  if (!run["cursor_index"].is_number_integer()) run["cursor_index"] = 1;  // an imported run
+  if (!run.cursor_index) run.cursor_index = 1;  // an imported run
   if (!g.contains("entry")) g["entry"] = in.at("nodes").empty() ? Json(cursor) : in["nodes"][0];
-  if (!g.contains("initial")) g["initial"] = run["context"];
+  if (!g.contains("initial")) g["initial"] = run.context;
   ASSIGN_OR_RETURN(const bool any, HasGraphCheckpoints(ctx.txn, id));
   if (!any) {
     // A run baton did not start (imported from a .graph-state file) gets
     // its first checkpoint: the state it holds now.
-    RETURN_IF_ERROR(InsertWholeCheckpoint(ctx, run, run["cursor_index"].get<int64_t>() - 1, "start",
-                                          cursor, std::nullopt));
+    RETURN_IF_ERROR(
+        InsertWholeCheckpoint(ctx, run, *run.cursor_index - 1, "start", cursor, std::nullopt));
   }
   g.erase("last_error");
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
-  return Json{{"took_over", true}, {"interrupted", interrupted}, {"status", run["status"]}, {"run", run}};
+  return Json{{"took_over", true}, {"interrupted", interrupted}, {"status", run.status},
+              {"run", RunToJson(run)}};
 }
 
 Result<Json> RecordGraphNodeProcess(OpContext& ctx, const Json& in) {
   const std::string id = in.at("run").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
   Json& g = GraphMeta(run);
   const std::string node = in.at("node").get<std::string>();
   const int64_t seq = in.at("seq").get<int64_t>();
   RETURN_IF_ERROR(CheckRunnerHolds(id, g, in, node + " #" + std::to_string(seq) +
                                                   " must not start its program"));
-  if (run["cursor"] != node || run["cursor_index"] != seq) {
-    return AbortedError("run " + id + ": at " + run["cursor"].dump() + " #" +
-                        run["cursor_index"].dump() + ", not " + node + " #" + std::to_string(seq));
+  if (run.cursor != node || run.cursor_index != seq) {
+    return AbortedError("run " + id + ": at " + CursorText(run) + ", not " + node + " #" +
+                        std::to_string(seq));
   }
   const int64_t pgid = in.at("pgid").get<int64_t>();
   Json process = {{"pgid", pgid},
@@ -556,7 +591,7 @@ Result<Json> RecordGraphNodeProcess(OpContext& ctx, const Json& in) {
 
 Result<Json> ReleaseGraphRun(OpContext& ctx, const Json& in) {
   const std::string id = in.at("run").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
   Json& g = GraphMeta(run);
   if (!g.contains("runner") || Str(g["runner"], "token") != in.at("runner").get<std::string>()) {
     return Json{{"released", false}};
@@ -575,9 +610,9 @@ Result<Json> ReleaseGraphRun(OpContext& ctx, const Json& in) {
 
 Result<Json> PauseGraphRun(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
   Json& g = GraphMeta(run);
-  if (run["status"] == "paused") {
+  if (run.status == "paused") {
     // Paused by a human node's open question: the answer would set it
     // running again, so the pause waits for the node's end.
     if (!CheckNoOpenQuestion(ctx.txn, id).ok() && !g.value("pause_requested", false)) {
@@ -588,32 +623,32 @@ Result<Json> PauseGraphRun(OpContext& ctx, const Json& in) {
                                         .summary = "pause after the human node is answered",
                                         .payload = {{"reason", in.value("reason", "")}}})
                           .status());
-      return LoadRunJson(ctx.txn, id);
+      return AnswerRun(ctx.txn, id);
     }
-    return run;
+    return RunToJson(run);
   }
   RETURN_IF_ERROR(MoveStatus(ctx, run, "paused", in.value("reason", "paused by " + ctx.actor.id)));
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
-  return LoadRunJson(ctx.txn, id);
+  return AnswerRun(ctx.txn, id);
 }
 
 Result<Json> CancelGraphRun(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
   RETURN_IF_ERROR(CancelOpenQuestions(ctx, id, "the run was cancelled"));
-  ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
   Json& g = GraphMeta(run);
-  if (g.value("cancelled", false)) return run;
+  if (g.value("cancelled", false)) return RunToJson(run);
   const std::string reason = in.value("reason", "");
   RETURN_IF_ERROR(MoveStatus(ctx, run, "failed", "cancelled by " + ctx.actor.id + (reason.empty() ? "" : ": " + reason)));
   g["cancelled"] = true;
   g["last_error"] = "Execution cancelled by user";
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
-  return LoadRunJson(ctx.txn, id);
+  return AnswerRun(ctx.txn, id);
 }
 
 Result<Json> ResetGraphRun(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadGraphRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
   Json& g = GraphMeta(run);
   if (g.value("cancelled", false)) {
     return FailedPreconditionError("run " + id + " was cancelled; a cancelled run is not started "
@@ -627,12 +662,12 @@ Result<Json> ResetGraphRun(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(run, LoadGraphRun(ctx.txn, id));
   Json& graph = GraphMeta(run);
   RETURN_IF_ERROR(MoveStatus(ctx, run, "pending", "reset to the initial context"));
-  const int64_t seq = run["cursor_index"].is_number_integer() ? run["cursor_index"].get<int64_t>() : 1;
+  const int64_t seq = run.cursor_index.value_or(1);
   const std::string entry = Str(graph, "entry");
   SetState(run, graph.value("initial", Json::object()));
-  run["meta"]["conversationHistory"] = Json::array();
-  run["cursor"] = entry;
-  run["cursor_index"] = seq + 1;
+  run.meta["conversationHistory"] = Json::array();
+  run.cursor = entry;
+  run.cursor_index = seq + 1;
   for (const char* key : {"runner", "cancelled", "last_error"}) graph.erase(key);
   graph["attempt"] = 0;
   ASSIGN_OR_RETURN(int64_t event, AppendEvent(ctx, {.run_id = id,
@@ -642,7 +677,7 @@ Result<Json> ResetGraphRun(OpContext& ctx, const Json& in) {
                                                     .payload = {{"seq", seq}, {"entry", entry}}}));
   RETURN_IF_ERROR(InsertWholeCheckpoint(ctx, run, seq, "reset", entry, event));
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
-  return LoadRunJson(ctx.txn, id);
+  return AnswerRun(ctx.txn, id);
 }
 
 }  // namespace baton

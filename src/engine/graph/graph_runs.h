@@ -33,8 +33,17 @@
 #endif
 
 #include "engine/ledger/op_context.h"
+#include "model/run.h"
 
 namespace baton {
+
+// A run as an operation answers it (RunToJson's shape: run.create, run.show,
+// graph.start, graph.take_over's "run"), typed again — for those who see a
+// run only through an operation: the runner, and this room after
+// CreateRun. A text or number that is missing or of another type leaves
+// its field empty (an optional one unset); context and meta are taken as
+// they are ({} when missing).
+Run RunFromAnswer(const Json& answer);
 
 // graph.start: creates the run, its first checkpoint (seq 0, outcome start)
 // and, with "state_dir", its .graph-state mirror; the run is running, owned
@@ -57,7 +66,7 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in);
 // name end here, inside the transaction (a group recorded after it looked).
 Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in);
 
-// What a take-over of "run" (as run.show returns it) will find interrupted
+// What a take-over of "run" (as run.show returned it) will find interrupted
 // is ended first, by the resume, with no transaction open: the process
 // groups the gone runner's current node started on this host
 // (EndProcessGroup: SIGTERM, up to 2 s, SIGKILL). Only for a running run
@@ -65,7 +74,7 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in);
 // definition's names), so that a take-over that will refuse ends nothing;
 // a forced take-over of a live runner ends them inside its transaction.
 // Returns them, each with "ended" saying what became of it, else [].
-Json EndInterruptedProcesses(const Json& run, const Json& nodes);
+Json EndInterruptedProcesses(const Run& run, const Json& nodes);
 
 // graph.node_process: the runner records, before a node's program starts,
 // the process group it runs in ({run, runner, node, seq, pgid, start}) in

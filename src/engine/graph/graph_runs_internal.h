@@ -17,29 +17,29 @@
 
 #include "engine/ledger/op_context.h"
 #include "model/graph_checkpoint.h"
+#include "model/run.h"
 
 namespace baton::graph_internal {
 
 // j[key] when it is a string, else "".
 std::string Str(const Json& j, const char* key);
 // run.meta.graph, made an object if it is not one.
-Json& GraphMeta(Json& run);
+Json& GraphMeta(Run& run);
 
 // The run, which must be a graph run (FailedPrecondition otherwise).
-Result<Json> LoadGraphRun(Txn& txn, const std::string& id);
+Result<Run> LoadGraphRun(Txn& txn, const std::string& id);
 // Writes what the graph runner changes: status, cursor, context, meta.
-Status StoreGraphRun(OpContext& ctx, const Json& run);
+Status StoreGraphRun(OpContext& ctx, const Run& run);
 
 // The graph state a checkpoint holds: the context plus the conversation
 // under kGraphHistoryKey (model/graph_delta.h).
-Json StateOf(const Json& run);
+Json StateOf(const Run& run);
 
 using Checkpoint = GraphCheckpoint;
 
-
 // A checkpoint holding the run's whole state: where a run starts, is reset,
 // or is forked from another.
-Status InsertWholeCheckpoint(OpContext& ctx, const Json& run, int64_t seq,
+Status InsertWholeCheckpoint(OpContext& ctx, const Run& run, int64_t seq,
                              const std::string& outcome, const std::string& next,
                              std::optional<int64_t> event_seq);
 // The state after each of "cps" (replayed from the first, which is a base)
