@@ -655,4 +655,20 @@ Status RetitleStigmergyItem(Txn& txn, const std::string& id, const std::string& 
       .status();
 }
 
+// typed-stigmergy:
+Result<std::vector<Task>> ListStigmergyTasks(Txn& txn, const std::string& run_id,
+                                             const std::string& kind) {
+  const SqlValue params[] = {SqlText(run_id), SqlText(kind)};
+  return QueryTasks(txn, "WHERE run_id = ? AND kind = ? ORDER BY position, key", params);
+}
+
+Result<std::optional<Task>> FindStigmergyTask(Txn& txn, const std::string& run_id,
+                                              const std::string& kind, const std::string& key) {
+  const SqlValue params[] = {SqlText(run_id), SqlText(kind), SqlText(key)};
+  ASSIGN_OR_RETURN(std::vector<Task> tasks,
+                   QueryTasks(txn, "WHERE run_id = ? AND kind = ? AND key = ?", params));
+  if (tasks.empty()) return std::optional<Task>();
+  return std::optional<Task>(std::move(tasks[0]));
+}
+
 }  // namespace baton

@@ -345,6 +345,15 @@ Result<int64_t> CountStigmergyIssues(Txn& txn, const std::string& run_id);
 Status RetitleStigmergyItem(Txn& txn, const std::string& id, const std::string& title,
                             const std::string& now);
 
+// typed-stigmergy:
+// Run "run_id"'s tasks of "kind" (Stigmergy epics, stories or issues), by
+// position then key.
+Result<std::vector<Task>> ListStigmergyTasks(Txn& txn, const std::string& run_id,
+                                             const std::string& kind);
+// Run "run_id"'s task of "kind" keyed "key", if any.
+Result<std::optional<Task>> FindStigmergyTask(Txn& txn, const std::string& run_id,
+                                              const std::string& kind, const std::string& key);
+
 }  // namespace baton
 
 #endif  // BATON_SRC_STORE_TABLES_TASK_TABLE_H_

@@ -9,8 +9,8 @@
 #include "engine/core/questions.h"
 #include "engine/core/task_graph.h"
 #include "formats/stigmergy_format.h"
+#include "store/tables/approval_table.h"
 #include "store/tables/task_table.h"
-#include "util/json_or_null.h"
 
 namespace baton {
 namespace {
@@ -23,11 +23,6 @@ constexpr char kExecuting[] = "EXECUTION_IN_PROGRESS";
 constexpr char kReady[] = "READY_FOR_EXECUTION";
 constexpr char kHalted[] = "EXECUTION_HALTED";
 
-std::string Str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // epic_id is a number in v2.0; a key that is not one (an epic made with
 // task.create) is shown as it is rather than refused.
 Json EpicId(const std::string& key) {
@@ -37,23 +32,51 @@ Json EpicId(const std::string& key) {
   return std::stoll(key);
 }
 
-std::string RunId(const Json& run) { return Str(run, "id"); }
-std::string Mode(const Json& run) { return run["meta"].value("autonomy_mode", "supervised"); }
-std::string Signal(const Json& run) { return run["meta"].value("system_signal", ""); }
+// An item's epic_id, story_id or issue_id ("" when the task has no key).
+std::string Key(const Task& item) { return item.key.value_or(""); }
+std::string Mode(const Run& run) { return run.meta.value("autonomy_mode", "supervised"); }
+std::string Signal(const Run& run) { return run.meta.value("system_signal", ""); }
 
-Result<Json> LoadProject(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(Json run, LoadRunJson(txn, id));
-  if (Str(run, "profile") != kProfile) {
-    return InvalidArgumentError("run: run " + id + " has profile " + Str(run, "profile") +
+Status CheckProject(const Run& run) {
+  if (run.profile != kProfile) {
+    return InvalidArgumentError("run: run " + run.id + " has profile " + run.profile +
                                 "; stigmergy operations need a stigmergy run");
   }
+  return Status();
+}
+
+Result<Run> LoadProject(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(Run run, LoadRun(txn, id));
+  RETURN_IF_ERROR(CheckProject(run));
   return run;
 }
 
+// CreateRun answers the run it stored as JSON (RunToJson); this is that run,
+// not read again.
+Run CreatedRun(const Json& answer) {
+  auto text = [&](const char* key) -> std::optional<std::string> {
+    return answer[key].is_string() ? std::optional(answer[key].get<std::string>()) : std::nullopt;
+  };
+  return Run{.id = answer["id"].get<std::string>(),
+             .project_id = text("project_id"),
+             .profile = answer["profile"].get<std::string>(),
+             .machine = answer["machine"].get<std::string>(),
+             .status = answer["status"].get<std::string>(),
+             .title = answer["title"].get<std::string>(),
+             .cursor = text("cursor"),
+             .cursor_index = answer["cursor_index"].is_number()
+                                 ? std::optional(answer["cursor_index"].get<int64_t>())
+                                 : std::nullopt,
+             .context = answer["context"],
+             .meta = answer["meta"],
+             .version = answer["version"].get<int64_t>(),
+             .created_at = answer["created_at"].get<std::string>(),
+             .updated_at = answer["updated_at"].get<std::string>()};
+}
 
-// Changes project_status in "run" (stored by StoreRun) through the machine.
-Status MoveProject(OpContext& ctx, Json& run, const std::string& to, const std::string& reason) {
-  return MoveRunStatusJson(ctx, run, to, reason).WithPrefix("status");
+// Changes the project_status of "run" (stored by StoreRun) through the machine.
+Status MoveProject(OpContext& ctx, Run& run, const std::string& to, const std::string& reason) {
+  return MoveRunStatus(ctx, run, to, reason).WithPrefix("status");
 }
 
 // One history entry: what an agent's turn did and the signal it left.
@@ -66,100 +89,81 @@ struct Turn {
 
 // Appends the turn's history event and, when it emits a signal, records it in
 // the run's meta (stored later by StoreRun). Returns the event's seq.
-Result<int64_t> AppendTurn(OpContext& ctx, Json& run, const Turn& turn) {
+Result<int64_t> AppendTurn(OpContext& ctx, Run& run, const Turn& turn) {
   Json payload = turn.payload;
   payload["agent_id"] = ctx.actor.id;
   payload["signal"] = turn.signal.empty() ? Json() : Json(turn.signal);
   payload["system_signal"] = turn.signal.empty() ? Signal(run) : turn.signal;
   payload["files_modified"] = turn.files;
-  ASSIGN_OR_RETURN(int64_t seq, AppendEvent(ctx, {.run_id = RunId(run),
+  ASSIGN_OR_RETURN(int64_t seq, AppendEvent(ctx, {.run_id = run.id,
                                                   .kind = kHistoryKind,
                                                   .summary = turn.summary,
                                                   .payload = payload,
                                                   .files = turn.files}));
   if (!turn.signal.empty()) {
-    run["meta"]["system_signal"] = turn.signal;
-    run["meta"]["signal_seq"] = seq;
+    run.meta["system_signal"] = turn.signal;
+    run.meta["signal_seq"] = seq;
   }
   return seq;
 }
 
-Json Compact(const Json& run, int64_t history_seq) {
-  return Json{{"run_id", RunId(run)},
-              {"project_status", Str(run, "status")},
+Json Compact(const Run& run, int64_t history_seq) {
+  return Json{{"run_id", run.id},
+              {"project_status", run.status},
               {"system_signal", Signal(run)},
               {"autonomy_mode", Mode(run)},
               {"history_seq", history_seq}};
 }
 
 // Stores the run after a turn and answers with the compact form plus "extra".
-Result<Json> Finish(OpContext& ctx, Json& run, const Turn& turn, Json extra = Json::object()) {
+Result<Json> Finish(OpContext& ctx, Run& run, const Turn& turn, Json extra = Json::object()) {
   ASSIGN_OR_RETURN(int64_t seq, AppendTurn(ctx, run, turn));
-  RETURN_IF_ERROR(StoreRunJson(ctx, run));
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   Json out = Compact(run, seq);
   out.update(extra);
   return out;
 }
 
-Json ItemToJson(const StigmergyItem& i) {
-  return Json{{"id", i.id},
-              {"kind", i.kind},
-              {"key", i.key},
-              {"title", i.title},
-              {"status", i.status},
-              {"parent_id", OrNull(i.parent_id)},
-              {"attempts", i.attempts},
-              {"meta", i.meta},
-              {"created_at", i.created_at},
-              {"machine", i.machine},
-              {"run_id", i.run_id}};
-}
-
-// The epics, stories and issues of a run, in manifest order.
-Result<Json> Items(Txn& txn, const std::string& run_id, const std::string& kind) {
-  ASSIGN_OR_RETURN(std::vector<StigmergyItem> items, ListStigmergyItems(txn, run_id, kind));
-  Json list = Json::array();
-  for (const StigmergyItem& i : items) list.push_back(ItemToJson(i));
-  return list;
-}
-
-// The item of "kind" keyed "key", or null.
-Result<Json> FindItem(Txn& txn, const std::string& run_id, const std::string& kind,
-                      const std::string& key) {
-  ASSIGN_OR_RETURN(std::optional<StigmergyItem> item, FindStigmergyItem(txn, run_id, kind, key));
-  return item ? ItemToJson(*item) : Json();
-}
-
-Result<Json> MustFindItem(Txn& txn, const std::string& run_id, const std::string& kind,
+Result<Task> MustFindItem(Txn& txn, const std::string& run_id, const std::string& kind,
                           const std::string& key, const std::string& field) {
-  ASSIGN_OR_RETURN(Json item, FindItem(txn, run_id, kind, key));
-  if (item.is_null()) {
+  ASSIGN_OR_RETURN(std::optional<Task> item, FindStigmergyTask(txn, run_id, kind, key));
+  if (!item) {
     return NotFoundError(field + ": no " + kind + " \"" + key + "\" in run " + run_id);
   }
-  return item;
+  return std::move(*item);
+}
+
+// Why the approval "latest" does not open the gate, or "".
+std::string ApprovalRefused(const Decision& latest) {
+  const std::string& who = latest.reviewer;
+  if (latest.decision != "approve") {
+    return "the latest decision is " + latest.decision + " by " + who;
+  }
+  const std::string role = latest.meta.value("reviewer_role", "");
+  if (role != "human" && role != "admin") {
+    return "the approval by " + who + " (" + (role.empty() ? "unknown role" : role) +
+           ") is not a human's";
+  }
+  return std::string();
 }
 
 // Why the supervised gate is closed, or "" when a human approved execution
 // after the latest (re)planning.
 Result<std::string> GateClosedBecause(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(Json latest, LatestDecision(txn, run_id, "run", "execution"));
-  if (latest.is_null()) return std::string("no decision on execution yet");
-  const std::string who = Str(latest, "reviewer");
-  if (Str(latest, "decision") != "approve") {
-    return "the latest decision is " + Str(latest, "decision") + " by " + who;
-  }
-  const std::string role = latest["meta"].value("reviewer_role", "");
-  if (role != "human" && role != "admin") {
-    return "the approval by " + who + " (" + (role.empty() ? "unknown role" : role) +
-           ") is not a human's";
-  }
+  ASSIGN_OR_RETURN(std::optional<Decision> latest,
+                   LatestDecisionRow(txn, {.run_id = run_id,
+                                           .subject_kind = "run",
+                                           .subject = "execution"}));
+  if (!latest) return std::string("no decision on execution yet");
+  const std::string refused = ApprovalRefused(*latest);
+  if (!refused.empty()) return refused;
   ASSIGN_OR_RETURN(Json moves, ListEvents(txn, {.run_id = run_id,
                                                 .kind = "run.status",
-                                                .since_seq = latest["event_seq"].get<int64_t>(),
+                                                .since_seq = latest->event_seq,
                                                 .limit = 1000000}));
   for (const Json& e : moves) {
     if (e["payload"].value("to", "") == "NEEDS_PLANNING") {
-      return "the approval by " + who + " predates the replanning at seq " +
+      return "the approval by " + latest->reviewer + " predates the replanning at seq " +
              std::to_string(e["seq"].get<int64_t>());
     }
   }
@@ -168,45 +172,45 @@ Result<std::string> GateClosedBecause(Txn& txn, const std::string& run_id) {
 
 // Into EXECUTION_IN_PROGRESS (from ready or halted), through the supervised
 // gate: supervised execution runs only under a standing human approval.
-Status StartExecution(OpContext& ctx, Json& run, const std::string& reason) {
+Status StartExecution(OpContext& ctx, Run& run, const std::string& reason) {
   if (Mode(run) == "supervised") {
-    ASSIGN_OR_RETURN(std::string closed, GateClosedBecause(ctx.txn, RunId(run)));
+    ASSIGN_OR_RETURN(std::string closed, GateClosedBecause(ctx.txn, run.id));
     if (!closed.empty()) {
       return FailedPreconditionError(
           "status: supervised: a human must approve execution (baton approval approve --run " +
-          RunId(run) + " --subject-kind run --subject execution) before " + Str(run, "status") +
-          " -> " + kExecuting + "; " + closed);
+          run.id + " --subject-kind run --subject execution) before " + run.status + " -> " +
+          kExecuting + "; " + closed);
     }
   }
   return MoveProject(ctx, run, kExecuting, reason);
 }
 
-Status CheckProjectRule(Txn& txn, const Json& run, const std::string& to) {
-  const std::string from = Str(run, "status");
+Status CheckProjectRule(Txn& txn, const Run& run, const std::string& to) {
+  const std::string& from = run.status;
   if (to == "PROJECT_COMPLETE") {
-    ASSIGN_OR_RETURN(Json epics, Items(txn, RunId(run), "epic"));
+    ASSIGN_OR_RETURN(std::vector<Task> epics, ListStigmergyTasks(txn, run.id, "epic"));
     if (epics.empty()) {
       return FailedPreconditionError("status: PROJECT_COMPLETE needs a manifest; it has no epics");
     }
-    for (const Json& e : epics) {
-      if (Str(e, "status") != "COMPLETE") {
+    for (const Task& e : epics) {
+      if (e.status != "COMPLETE") {
         return FailedPreconditionError("status: PROJECT_COMPLETE needs every epic COMPLETE; epic " +
-                                       Str(e, "key") + " is " + Str(e, "status"));
+                                       Key(e) + " is " + e.status);
       }
     }
   } else if (to == kReady && from == "NEEDS_PLANNING") {
-    ASSIGN_OR_RETURN(Json stories, Items(txn, RunId(run), "story"));
+    ASSIGN_OR_RETURN(std::vector<Task> stories, ListStigmergyTasks(txn, run.id, "story"));
     if (stories.empty()) {
       return FailedPreconditionError(
           "status: READY_FOR_EXECUTION needs a project manifest with at least one story "
           "(stigmergy.manifest)");
     }
   } else if (to == kExecuting && from == kHalted) {
-    ASSIGN_OR_RETURN(Json issues, Items(txn, RunId(run), "issue"));
-    for (const Json& i : issues) {
-      if (Str(i, "status") != "RESOLVED") {
+    ASSIGN_OR_RETURN(std::vector<Task> issues, ListStigmergyTasks(txn, run.id, "issue"));
+    for (const Task& i : issues) {
+      if (i.status != "RESOLVED") {
         return FailedPreconditionError("status: execution resumes when every issue is RESOLVED; " +
-                                       Str(i, "key") + " is " + Str(i, "status"));
+                                       Key(i) + " is " + i.status);
       }
     }
   }
@@ -215,8 +219,8 @@ Status CheckProjectRule(Txn& txn, const Json& run, const std::string& to) {
 
 // Story changes happen while the project executes; starting one while ready
 // starts execution.
-Status EnsureExecuting(OpContext& ctx, Json& run, const std::string& story_id, bool starting) {
-  const std::string status = Str(run, "status");
+Status EnsureExecuting(OpContext& ctx, Run& run, const std::string& story_id, bool starting) {
+  const std::string status = run.status;
   if (status == kExecuting) return Status();
   if (starting && status == kReady) {
     return StartExecution(ctx, run, "story " + story_id + " starts");
@@ -227,31 +231,30 @@ Status EnsureExecuting(OpContext& ctx, Json& run, const std::string& story_id, b
                 : "; story work is recorded while " + std::string(kExecuting)));
 }
 
-Status ChangeItem(OpContext& ctx, const Json& item, const std::string& to, const std::string& why,
+Status ChangeItem(OpContext& ctx, const Task& item, const std::string& to, const std::string& why,
                   const TaskAlsoSet& also = {}) {
-  return ChangeTaskStatusJson(ctx, item, to, why, also)
-      .WithPrefix(Str(item, "kind") + " " + Str(item, "key"));
+  return ChangeTaskStatus(ctx, item, to, why, also).WithPrefix(item.kind + " " + Key(item));
 }
 
 // Moves a story and its epic; fills "turn" with the signals and summary.
-Status ChangeStory(OpContext& ctx, const Json& run, const Json& story, const std::string& to,
+Status ChangeStory(OpContext& ctx, const Run& run, const Task& story, const std::string& to,
                    const std::string& note, Turn& turn) {
-  const std::string key = Str(story, "key");
-  const std::string from = Str(story, "status");
+  const std::string key = Key(story);
+  const std::string from = story.status;
   RETURN_IF_ERROR(ChangeItem(ctx, story, to, note));
   turn.summary = "story " + key + ": " + from + " -> " + to + (note.empty() ? "" : ": " + note);
   turn.payload["story_id"] = key;
-  ASSIGN_OR_RETURN(Json epic, LoadTaskJson(ctx.txn, Str(story, "parent_id")));
-  const std::string epic_key = Str(epic, "key");
+  ASSIGN_OR_RETURN(Task epic, LoadTask(ctx.txn, story.parent_id.value_or("")));
+  const std::string epic_key = Key(epic);
   if (to == "IN_PROGRESS") {
     if (from == "PENDING") turn.signal = "STORY_CREATED";
-    if (Str(epic, "status") == "PENDING") {
+    if (epic.status == "PENDING") {
       RETURN_IF_ERROR(ChangeItem(ctx, epic, "IN_PROGRESS", "story " + key + " started"));
       turn.summary += "; epic " + epic_key + " IN_PROGRESS";
     }
   } else if (to == "COMPLETE") {
     turn.signal = "STORY_COMPLETE";
-    ASSIGN_OR_RETURN(int64_t open, CountOpenStigmergyStories(ctx.txn, RunId(run), Str(epic, "id")));
+    ASSIGN_OR_RETURN(int64_t open, CountOpenStigmergyStories(ctx.txn, run.id, epic.id));
     if (open == 0) {
       RETURN_IF_ERROR(ChangeItem(ctx, epic, "COMPLETE", "every story is COMPLETE"));
       turn.signal = "EPIC_COMPLETE";
@@ -263,13 +266,13 @@ Status ChangeStory(OpContext& ctx, const Json& run, const Json& story, const std
 }
 
 // Opens an issue; returns its issue_id.
-Result<std::string> OpenIssue(OpContext& ctx, const Json& run, const std::string& summary,
+Result<std::string> OpenIssue(OpContext& ctx, const Run& run, const std::string& summary,
                               const Json& history_ref, int64_t opened_seq) {
-  ASSIGN_OR_RETURN(int64_t issues, CountStigmergyIssues(ctx.txn, RunId(run)));
+  ASSIGN_OR_RETURN(int64_t issues, CountStigmergyIssues(ctx.txn, run.id));
   const int64_t number = issues + 1;
   const std::string issue_id = "ISS-" + std::to_string(number);
   RETURN_IF_ERROR(
-      CreateTask(ctx, {{"run", RunId(run)},
+      CreateTask(ctx, {{"run", run.id},
                        {"kind", "issue"},
                        {"key", issue_id},
                        {"title", summary},
@@ -294,12 +297,13 @@ Result<Json> StigmergyInit(OpContext& ctx, const Json& in) {
                    {"system_signal", ""}}}};
   if (in.contains("run")) create["id"] = in["run"];
   if (in.contains("project")) create["project"] = in["project"];
-  ASSIGN_OR_RETURN(Json run, CreateRun(ctx, create));
+  ASSIGN_OR_RETURN(Json created, CreateRun(ctx, create));
+  Run run = CreatedRun(created);
   return Finish(ctx, run, {.signal = "INIT", .summary = "Project initialized."});
 }
 
 Result<Json> StigmergySetAutonomy(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
+  ASSIGN_OR_RETURN(Run run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
   const std::string mode = in.at("mode").get<std::string>();
   const std::string from = Mode(run);
   if (mode == "autonomous" && from != mode && ctx.actor.role != "human" &&
@@ -309,7 +313,7 @@ Result<Json> StigmergySetAutonomy(OpContext& ctx, const Json& in) {
         "human approval before execution); caller " +
         ctx.actor.id + " is " + ctx.actor.role);
   }
-  run["meta"]["autonomy_mode"] = mode;
+  run.meta["autonomy_mode"] = mode;
   return Finish(
       ctx, run,
       {.summary = "autonomy_mode " + from + " -> " + mode, .payload = {{"autonomy_mode", mode}}});
@@ -330,41 +334,41 @@ Result<int64_t> StoryMinor(const std::string& story_id, int64_t epic_id, const s
 }
 
 // Creates the item, or updates its title; appends a line to "changes".
-Result<std::string> UpsertItem(OpContext& ctx, const Json& run, const std::string& kind,
+Result<std::string> UpsertItem(OpContext& ctx, const Run& run, const std::string& kind,
                                const std::string& key, const std::string& title, int64_t position,
                                const std::string& parent_id, const std::string& field,
                                Json& changes) {
-  ASSIGN_OR_RETURN(Json item, FindItem(ctx.txn, RunId(run), kind, key));
-  if (item.is_null()) {
+  ASSIGN_OR_RETURN(std::optional<Task> item, FindStigmergyTask(ctx.txn, run.id, kind, key));
+  if (!item) {
     if (!parent_id.empty()) {
-      ASSIGN_OR_RETURN(Json epic, LoadTaskJson(ctx.txn, parent_id));
-      if (Str(epic, "status") == "COMPLETE") {
-        return FailedPreconditionError(field + ": epic " + Str(epic, "key") +
+      ASSIGN_OR_RETURN(Task epic, LoadTask(ctx.txn, parent_id));
+      if (epic.status == "COMPLETE") {
+        return FailedPreconditionError(field + ": epic " + Key(epic) +
                                        " is COMPLETE; a new story cannot be added to it");
       }
     }
-    Json create = {{"run", RunId(run)},
+    Json create = {{"run", run.id},
                    {"kind", kind},
                    {"key", key},
                    {"title", title},
                    {"position", position}};
     if (!parent_id.empty()) create["parent"] = parent_id;
-    ASSIGN_OR_RETURN(Json task, CreateTask(ctx, create));
+    ASSIGN_OR_RETURN(Json created, CreateTask(ctx, create));
     changes.push_back(kind + " " + key + " created");
-    return Str(task, "id");
+    return created["id"].get<std::string>();
   }
-  if (Str(item, "title") != title) {
-    RETURN_IF_ERROR(RetitleStigmergyItem(ctx.txn, Str(item, "id"), title, ctx.now));
+  if (item->title != title) {
+    RETURN_IF_ERROR(RetitleStigmergyItem(ctx.txn, item->id, title, ctx.now));
     changes.push_back(kind + " " + key + " retitled");
   }
-  return Str(item, "id");
+  return item->id;
 }
 
 }  // namespace
 
 Result<Json> StigmergyManifest(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
-  if (Str(run, "status") == "PROJECT_COMPLETE") {
+  ASSIGN_OR_RETURN(Run run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
+  if (run.status == "PROJECT_COMPLETE") {
     return FailedPreconditionError("run: the project is PROJECT_COMPLETE; its manifest is final");
   }
   const Json& epics = in.at("epics");
@@ -403,11 +407,11 @@ Result<Json> StigmergyManifest(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> StigmergySetStatus(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
-  const std::string from = Str(run, "status");
+  ASSIGN_OR_RETURN(Run run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
+  const std::string from = run.status;
   const std::string to = in.at("status").get<std::string>();
   const std::string note = in.value("summary", "");
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(run, "machine")));
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(run.machine));
   RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()).WithPrefix("status"));
   RETURN_IF_ERROR(CheckProjectRule(ctx.txn, run, to));
   if (to == kExecuting) {
@@ -422,7 +426,7 @@ Result<Json> StigmergySetStatus(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> StigmergyStory(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
+  ASSIGN_OR_RETURN(Run run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
   const std::string story_id = in.at("story_id").get<std::string>();
   const std::string to = in.at("status").get<std::string>();
   if (to == "FAILED") {
@@ -430,29 +434,29 @@ Result<Json> StigmergyStory(OpContext& ctx, const Json& in) {
         "status: record a failure with stigmergy.story_failed, which "
         "counts it for LAW V");
   }
-  ASSIGN_OR_RETURN(Json story, MustFindItem(ctx.txn, RunId(run), "story", story_id, "story_id"));
+  ASSIGN_OR_RETURN(Task story, MustFindItem(ctx.txn, run.id, "story", story_id, "story_id"));
   RETURN_IF_ERROR(EnsureExecuting(ctx, run, story_id, to == "IN_PROGRESS"));
   Turn turn;
   turn.files = in.value("files_modified", Json::array());
   RETURN_IF_ERROR(ChangeStory(ctx, run, story, to, in.value("summary", ""), turn));
-  ASSIGN_OR_RETURN(Json epic, LoadTaskJson(ctx.txn, Str(story, "parent_id")));
+  ASSIGN_OR_RETURN(Task epic, LoadTask(ctx.txn, story.parent_id.value_or("")));
   return Finish(ctx, run, turn,
                 {{"story", {{"story_id", story_id}, {"status", to}}},
-                 {"epic", {{"epic_id", EpicId(Str(epic, "key"))}, {"status", epic["status"]}}}});
+                 {"epic", {{"epic_id", EpicId(Key(epic))}, {"status", epic.status}}}});
 }
 
 Result<Json> StigmergyStoryFailed(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
+  ASSIGN_OR_RETURN(Run run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
   const std::string story_id = in.at("story_id").get<std::string>();
   const std::string reason = in.at("reason").get<std::string>();
-  ASSIGN_OR_RETURN(Json story, MustFindItem(ctx.txn, RunId(run), "story", story_id, "story_id"));
+  ASSIGN_OR_RETURN(Task story, MustFindItem(ctx.txn, run.id, "story", story_id, "story_id"));
   RETURN_IF_ERROR(EnsureExecuting(ctx, run, story_id, /*starting=*/false));
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(story, "machine")));
-  RETURN_IF_ERROR(machine->Check(Str(story, "status"), "FAILED", ctx.transition())
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(story.machine));
+  RETURN_IF_ERROR(machine->Check(story.status, "FAILED", ctx.transition())
                       .WithPrefix("story " + story_id));
-  const int64_t attempts = story["attempts"].get<int64_t>() + 1;
+  const int64_t attempts = story.attempts + 1;
   const bool escalate = attempts >= 2;  // LAW V: the second failure escalates
-  Json failures = story["meta"].value("failure_seqs", Json::array());
+  Json failures = story.meta.value("failure_seqs", Json::array());
   Turn turn{.summary = "story " + story_id + " failed (failure " + std::to_string(attempts) +
                        "): " + reason,
             .payload = {{"story_id", story_id}, {"failure", attempts}, {"reason", reason}}};
@@ -462,7 +466,7 @@ Result<Json> StigmergyStoryFailed(OpContext& ctx, const Json& in) {
   }
   ASSIGN_OR_RETURN(int64_t seq, AppendTurn(ctx, run, turn));
   failures.push_back(seq);
-  Json meta = story["meta"];
+  Json meta = story.meta;
   meta["failure_seqs"] = failures;
   RETURN_IF_ERROR(ChangeItem(ctx, story, "FAILED", reason,
                              {.meta = std::move(meta), .attempts = attempts}));
@@ -480,12 +484,12 @@ Result<Json> StigmergyStoryFailed(OpContext& ctx, const Json& in) {
     out["issue_id"] = issue_id;
     out["project_status"] = kHalted;
   }
-  RETURN_IF_ERROR(StoreRunJson(ctx, run));
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   return out;
 }
 
 Result<Json> StigmergySignal(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
+  ASSIGN_OR_RETURN(Run run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
   const std::string signal = in.at("signal").get<std::string>();
   bool known = false;
   std::string allowed;
@@ -503,18 +507,18 @@ Result<Json> StigmergySignal(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> StigmergyOpenIssue(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
+  ASSIGN_OR_RETURN(Run run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
   const Json refs = in.value("history_ref", Json::array());
   for (size_t i = 0; i < refs.size(); ++i) {
     const int64_t seq = refs[i].get<int64_t>();
     ASSIGN_OR_RETURN(
         Json events,
         ListEvents(ctx.txn,
-                   {.run_id = RunId(run), .kind = kHistoryKind, .since_seq = seq - 1, .limit = 1}));
+                   {.run_id = run.id, .kind = kHistoryKind, .since_seq = seq - 1, .limit = 1}));
     if (events.empty() || events[0]["seq"].get<int64_t>() != seq) {
       return InvalidArgumentError("history_ref[" + std::to_string(i) + "]: seq " +
                                   std::to_string(seq) + " is not a history event of run " +
-                                  RunId(run));
+                                  run.id);
     }
   }
   const std::string summary = in.at("summary").get<std::string>();
@@ -522,17 +526,17 @@ Result<Json> StigmergyOpenIssue(OpContext& ctx, const Json& in) {
   Turn turn{.summary = "issue opened: " + summary};
   ASSIGN_OR_RETURN(int64_t seq, AppendTurn(ctx, run, turn));
   ASSIGN_OR_RETURN(std::string issue_id, OpenIssue(ctx, run, summary, refs, seq));
-  RETURN_IF_ERROR(StoreRunJson(ctx, run));
+  RETURN_IF_ERROR(StoreRun(ctx, run));
   Json out = Compact(run, seq);
   out["issue_id"] = issue_id;
   return out;
 }
 
 Result<Json> StigmergyResolveIssue(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
+  ASSIGN_OR_RETURN(Run run, LoadProject(ctx.txn, in.at("run").get<std::string>()));
   const std::string issue_id = in.at("issue_id").get<std::string>();
   const std::string resolution = in.value("resolution", "");
-  ASSIGN_OR_RETURN(Json issue, MustFindItem(ctx.txn, RunId(run), "issue", issue_id, "issue_id"));
+  ASSIGN_OR_RETURN(Task issue, MustFindItem(ctx.txn, run.id, "issue", issue_id, "issue_id"));
   RETURN_IF_ERROR(ChangeItem(ctx, issue, "RESOLVED", resolution,
                              {.result = Json{{"resolution", resolution}}}));
   return Finish(
@@ -543,14 +547,16 @@ Result<Json> StigmergyResolveIssue(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> StigmergyApplyApproval(OpContext& ctx, const Run& run_in, const DecisionInput& in) {
-  ASSIGN_OR_RETURN(Json run, LoadProject(ctx.txn, run_in.id));
+  // The caller loaded the run in this transaction: it is not read again.
+  RETURN_IF_ERROR(CheckProject(run_in));
+  Run run = run_in;
   if (in.decision != "approve" && in.decision != "reject") {
     return InvalidArgumentError("decision: a Stigmergy project takes approve or reject, not " +
                                 in.decision);
   }
   // An answer would return the project to where the question found it,
   // around whatever this decision changed.
-  RETURN_IF_ERROR(CheckNoOpenQuestion(ctx.txn, RunId(run)));
+  RETURN_IF_ERROR(CheckNoOpenQuestion(ctx.txn, run.id));
   const bool approve = in.decision == "approve";
   const std::string who = in.reviewer.empty() ? ctx.actor.id : in.reviewer;
   DecisionInput decision = in;
@@ -572,15 +578,15 @@ Result<Json> StigmergyApplyApproval(OpContext& ctx, const Run& run_in, const Dec
     turn.summary = "execution " + std::string(approve ? "approved" : "rejected") + " by " + who;
     if (approve) {
       turn.signal = "MILESTONE_APPROVED";
-    } else if (Str(run, "status") == kExecuting) {
+    } else if (run.status == kExecuting) {
       RETURN_IF_ERROR(MoveProject(ctx, run, kHalted, "execution rejected by " + who));
       turn.summary += "; execution halted";
     }
   } else if (in.subject_kind == "story") {
-    ASSIGN_OR_RETURN(Json story, MustFindItem(ctx.txn, RunId(run), "story", in.subject, "subject"));
-    if (Str(story, "status") != "AWAITING_VERIFICATION") {
+    ASSIGN_OR_RETURN(Task story, MustFindItem(ctx.txn, run.id, "story", in.subject, "subject"));
+    if (story.status != "AWAITING_VERIFICATION") {
       return FailedPreconditionError(
-          "subject: story " + in.subject + " is " + Str(story, "status") +
+          "subject: story " + in.subject + " is " + story.status +
           "; only a story AWAITING_VERIFICATION is approved or rejected");
     }
     RETURN_IF_ERROR(EnsureExecuting(ctx, run, in.subject, /*starting=*/false));
@@ -602,39 +608,20 @@ Result<Json> StigmergyApplyApproval(OpContext& ctx, const Run& run_in, const Dec
 
 namespace {
 
-// What the dispatcher and the document read, loaded once.
+// What the dispatcher reads, loaded once.
 struct Snapshot {
-  Json run;
-  Json epics = Json::array();        // v2.0 epics with their stories
-  Json issues = Json::array();       // v2.0 issue_log entries
-  std::vector<int64_t> opened_seqs;  // per issue: the seq that opened it
+  Run run;
+  std::vector<Task> epics;    // in manifest order
+  std::vector<Task> stories;  // in manifest order
+  std::vector<Task> issues;   // the issue_log
 };
 
 Result<Snapshot> LoadSnapshot(Txn& txn, const std::string& run_id) {
   Snapshot snap;
   ASSIGN_OR_RETURN(snap.run, LoadProject(txn, run_id));
-  ASSIGN_OR_RETURN(Json epics, Items(txn, run_id, "epic"));
-  ASSIGN_OR_RETURN(Json stories, Items(txn, run_id, "story"));
-  for (const Json& e : epics) {
-    Json list = Json::array();
-    for (const Json& s : stories) {
-      if (s["parent_id"] != e["id"]) continue;
-      list.push_back({{"story_id", s["key"]}, {"title", s["title"]}, {"status", s["status"]}});
-    }
-    snap.epics.push_back({{"epic_id", EpicId(Str(e, "key"))},
-                          {"title", e["title"]},
-                          {"status", e["status"]},
-                          {"stories", list}});
-  }
-  ASSIGN_OR_RETURN(Json issues, Items(txn, run_id, "issue"));
-  for (const Json& i : issues) {
-    snap.issues.push_back({{"issue_id", i["key"]},
-                           {"timestamp", i["created_at"]},
-                           {"status", i["status"]},
-                           {"summary", i["title"]},
-                           {"history_ref", i["meta"].value("history_ref", Json::array())}});
-    snap.opened_seqs.push_back(i["meta"].value("opened_seq", int64_t{0}));
-  }
+  ASSIGN_OR_RETURN(snap.epics, ListStigmergyTasks(txn, run_id, "epic"));
+  ASSIGN_OR_RETURN(snap.stories, ListStigmergyTasks(txn, run_id, "story"));
+  ASSIGN_OR_RETURN(snap.issues, ListStigmergyTasks(txn, run_id, "issue"));
   return snap;
 }
 
@@ -647,18 +634,44 @@ struct Dispatch {
   std::string story;
 };
 
+// Rule 4: bob creates the next story, the first PENDING or FAILED one in
+// manifest order (epic by epic).
+Dispatch NextStory(const Snapshot& snap) {
+  Dispatch d{4, "ready_for_execution", "@bob", "create the next story",
+             "project_status is READY_FOR_EXECUTION"};
+  for (const Task& e : snap.epics) {
+    for (const Task& s : snap.stories) {
+      if (s.parent_id != e.id) continue;
+      if (d.story.empty() && (s.status == "PENDING" || s.status == "FAILED")) {
+        d.story = Key(s);
+        d.reason += "; next story " + d.story + " is " + s.status;
+      }
+    }
+  }
+  return d;
+}
+
+// Rule 7 holds back while an issue was opened at or after the signal.
+bool EscalationLogged(const Snapshot& snap) {
+  const int64_t signal_seq = snap.run.meta.value("signal_seq", int64_t{0});
+  bool logged = false;
+  for (const Task& i : snap.issues) {
+    logged = logged || i.meta.value("opened_seq", int64_t{0}) >= signal_seq;
+  }
+  return logged;
+}
+
 Dispatch Evaluate(const Snapshot& snap) {
-  const std::string status = Str(snap.run, "status");
+  const std::string& status = snap.run.status;
   const std::string signal = Signal(snap.run);
   const bool autonomous = Mode(snap.run) == "autonomous";
   if (status == "HUMAN_INPUT_REQUIRED") {
     return {9, "otherwise", nullptr, "wait for the user",
             "project_status is HUMAN_INPUT_REQUIRED: a question to the human is open"};
   }
-  for (const Json& i : snap.issues) {
-    if (Str(i, "status") == "OPEN") {
-      return {1, "open_issue", "@dexter", "resolve the issue",
-              "issue " + Str(i, "issue_id") + " is OPEN"};
+  for (const Task& i : snap.issues) {
+    if (i.status == "OPEN") {
+      return {1, "open_issue", "@dexter", "resolve the issue", "issue " + Key(i) + " is OPEN"};
     }
   }
   if (status == "NEEDS_BRIEFING")
@@ -666,36 +679,19 @@ Dispatch Evaluate(const Snapshot& snap) {
   if (status == "NEEDS_PLANNING")
     return {3, "needs_planning", "@john", "write the PRD, architecture and manifest",
             "project_status is NEEDS_PLANNING"};
-  if (status == kReady) {
-    Dispatch d{4, "ready_for_execution", "@bob", "create the next story",
-               "project_status is READY_FOR_EXECUTION"};
-    for (const Json& e : snap.epics) {
-      for (const Json& s : e["stories"]) {
-        if (d.story.empty() && (Str(s, "status") == "PENDING" || Str(s, "status") == "FAILED")) {
-          d.story = Str(s, "story_id");
-          d.reason += "; next story " + d.story + " is " + Str(s, "status");
-        }
-      }
-    }
-    return d;
-  }
+  if (status == kReady) return NextStory(snap);
   if (signal == "STORY_CREATED" && autonomous) {
     return {5, "story_created_autonomous", "@olivia", "execute the story",
             "system_signal is STORY_CREATED and autonomy_mode is autonomous"};
   }
   if (signal == "EPIC_COMPLETE")
     return {6, "epic_complete", "@metis", "audit the epic", "system_signal is EPIC_COMPLETE"};
-  if (signal == "ESCALATION_REQUIRED") {
-    const int64_t signal_seq = snap.run["meta"].value("signal_seq", int64_t{0});
-    bool logged = false;
-    for (int64_t opened : snap.opened_seqs) logged = logged || opened >= signal_seq;
-    if (!logged) {
-      return {7, "escalation_required", "@dexter", "append to issue_log, then resolve",
-              "system_signal is ESCALATION_REQUIRED and no issue was logged since"};
-    }
+  if (signal == "ESCALATION_REQUIRED" && !EscalationLogged(snap)) {
+    return {7, "escalation_required", "@dexter", "append to issue_log, then resolve",
+            "system_signal is ESCALATION_REQUIRED and no issue was logged since"};
   }
   bool all_complete = !snap.epics.empty();
-  for (const Json& e : snap.epics) all_complete = all_complete && Str(e, "status") == "COMPLETE";
+  for (const Task& e : snap.epics) all_complete = all_complete && e.status == "COMPLETE";
   if (all_complete)
     return {8, "all_epics_complete", nullptr, "report completion",
             "all " + std::to_string(snap.epics.size()) + " epics are COMPLETE"};
@@ -715,7 +711,7 @@ Result<Json> StigmergyNext(OpContext& ctx, const Json& in) {
               {"action", d.action},
               {"reason", d.reason},
               {"story", d.story.empty() ? Json() : Json(d.story)},
-              {"project_status", Str(snap.run, "status")},
+              {"project_status", snap.run.status},
               {"system_signal", Signal(snap.run)},
               {"autonomy_mode", Mode(snap.run)}};
 }
