@@ -12,7 +12,9 @@
 #include "engine/coord/board_columns.h"
 #include "engine/core/core_services.h"
 #include "engine/ledger/ledger.h"
+#include "model/board.h"
 #include "model/embedded.h"
+#include "model/task.h"
 #include "store/tables/board_table.h"
 #include "store/tables/board_template_table.h"
 #include "store/tables/task_table.h"
@@ -27,26 +29,16 @@ using namespace boards_internal;  // NOLINT: the service's own helpers
 
 // ---- Boards -----------------------------------------------------------------
 
-Json BoardToJson(const BoardRow& b) {
-  return Json{{"id", b.id},
-              {"name", b.name},
-              {"project_id", OrNull(b.project_id)},
-              {"description", b.description},
-              {"template", OrNull(b.template_name)},
-              {"columns", b.columns},
-              {"config", b.config},
-              {"version", b.version},
-              {"created_at", b.created_at},
-              {"updated_at", b.updated_at}};
-}
+Result<Board> LoadBoard(Txn& txn, const std::string& id) { return LoadBoardRow(txn, id); }
 
-Result<Json> LoadBoard(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(BoardRow board, LoadBoardRow(txn, id));
+// The stored board as the operations answer it, for an operation's result.
+Result<Json> AnswerBoard(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(Board board, LoadBoard(txn, id));
   return BoardToJson(board);
 }
 
 // The board "in.board" names (id, or name within "in.project" if given).
-Result<Json> ResolveBoard(Txn& txn, const Json& in) {
+Result<Board> ResolveBoard(Txn& txn, const Json& in) {
   const std::string key = in.at("board").get<std::string>();
   std::optional<std::string> project_key;
   std::string scope;
@@ -55,45 +47,43 @@ Result<Json> ResolveBoard(Txn& txn, const Json& in) {
     project_key = pid;
     scope = " in project " + pid;
   }
-  ASSIGN_OR_RETURN(std::vector<BoardRow> rows, FindBoardRows(txn, key, project_key));
-  for (const BoardRow& b : rows) {
-    if (b.id == key) return BoardToJson(b);
+  ASSIGN_OR_RETURN(std::vector<Board> rows, FindBoardRows(txn, key, project_key));
+  for (const Board& b : rows) {
+    if (b.id == key) return b;
   }
-  if (rows.size() == 1) return BoardToJson(rows[0]);
+  if (rows.size() == 1) return rows[0];
   if (rows.empty()) return NotFoundError("board: no board with id or name " + Quote(key) + scope);
   std::vector<std::string> projects;
   projects.reserve(rows.size());
-  for (const BoardRow& b : rows) projects.push_back(b.project_id.value_or("(none)"));
+  for (const Board& b : rows) projects.push_back(b.project_id.value_or("(none)"));
   return InvalidArgumentError("board: several boards are named " + Quote(key) + " (projects: " +
                               JoinNames(projects) + "); pass project, or the board id");
 }
 
 // The column "ref" names (its id, else its name) on "board".
-Result<Json> ColumnOf(const Json& board, const std::string& ref, const char* field) {
-  for (const Json& c : board["columns"]) {
+Result<Json> ColumnOf(const Board& board, const std::string& ref, const char* field) {
+  for (const Json& c : board.columns) {
     if (c["id"] == ref) return c;
   }
-  for (const Json& c : board["columns"]) {
+  for (const Json& c : board.columns) {
     if (c["name"] == ref) return c;
   }
-  return InvalidArgumentError(std::string(field) + ": board " + Quote(Str(board, "name")) +
+  return InvalidArgumentError(std::string(field) + ": board " + Quote(board.name) +
                               " has no column " + Quote(ref) +
-                              " (columns: " + ColumnNames(board["columns"]) + ")");
+                              " (columns: " + ColumnNames(board.columns) + ")");
 }
 
-const Json* ColumnById(const Json& board, const std::string& id) {
-  for (const Json& c : board["columns"]) {
+const Json* ColumnById(const Board& board, const std::string& id) {
+  for (const Json& c : board.columns) {
     if (c["id"] == id) return &c;
   }
   return nullptr;
 }
 
-Json BoardRef(const Json& board) { return Json{{"id", board["id"]}, {"name", board["name"]}}; }
+Json BoardRef(const Board& board) { return Json{{"id", board.id}, {"name", board.name}}; }
 
-std::string RunIdOf(const Json& task) { return Str(task, "run_id"); }
-
-std::string ProjectLabel(const Json& project_id) {
-  return project_id.is_string() ? "project " + project_id.get<std::string>() : "no project";
+std::string ProjectLabel(const std::optional<std::string>& project_id) {
+  return project_id ? "project " + *project_id : "no project";
 }
 
 Status SetPlacement(OpContext& ctx, const std::string& task_id, const std::string& board_id,
@@ -101,9 +91,9 @@ Status SetPlacement(OpContext& ctx, const std::string& task_id, const std::strin
   return SetTaskBoardPlacement(ctx.txn, task_id, board_id, column_id, ctx.now);
 }
 
-Result<Json> InsertBoard(OpContext& ctx, const std::string& name, const std::string& project_id,
-                         const std::string& description, const Json& template_name,
-                         const Json& columns, Json payload) {
+Result<Board> InsertBoard(OpContext& ctx, const std::string& name, const std::string& project_id,
+                          const std::string& description, const Json& template_name,
+                          const Json& columns, Json payload) {
   ASSIGN_OR_RETURN(std::optional<std::string> taken,
                    FindBoardIdByName(ctx.txn, project_id, name));
   if (taken) {
@@ -142,12 +132,12 @@ Result<Json> InsertBoard(OpContext& ctx, const std::string& name, const std::str
 }
 
 // The board a task is on; FailedPrecondition when it is on none.
-Result<Json> BoardOfTask(Txn& txn, const Json& task) {
-  if (!task["board_id"].is_string()) {
-    return FailedPreconditionError("task: task " + Str(task, "id") +
+Result<Board> BoardOfTask(Txn& txn, const Task& task) {
+  if (!task.board_id) {
+    return FailedPreconditionError("task: task " + task.id +
                                    " is not on a board; board.add_task puts it on one");
   }
-  return LoadBoard(txn, task["board_id"].get<std::string>());
+  return LoadBoard(txn, *task.board_id);
 }
 
 // A human gate waits for a human. An agent gate lets agents move the card on
@@ -159,21 +149,19 @@ bool GateAllows(const std::string& gate, const std::string& role) {
   return false;
 }
 
-Status CheckGate(const Json& board, const Json& from, const Actor& actor) {
+Status CheckGate(const Board& board, const Json& from, const Actor& actor) {
   const std::string gate = Str(from, "gate");
   if (GateAllows(gate, actor.role)) return Status();
   const std::string who = gate == "human" ? "a human" : "an agent or coordinator";
-  return Status(StatusCode::kPermissionDenied,
-                "column: column " + Quote(Str(from, "name")) + " of board " +
-                    Quote(Str(board, "name")) + " has gate " + gate + ": only " + who +
-                    " may move a card out of it (caller's role: " + actor.role + ")",
-                Json{{"board", board["name"]},
-                     {"column", from["name"]},
-                     {"gate", gate},
-                     {"role", actor.role}});
+  return Status(
+      StatusCode::kPermissionDenied,
+      "column: column " + Quote(Str(from, "name")) + " of board " + Quote(board.name) +
+          " has gate " + gate + ": only " + who +
+          " may move a card out of it (caller's role: " + actor.role + ")",
+      Json{{"board", board.name}, {"column", from["name"]}, {"gate", gate}, {"role", actor.role}});
 }
 
-Status CheckTransition(const Json& board, const Json& from, const Json& to) {
+Status CheckTransition(const Board& board, const Json& from, const Json& to) {
   const Json& transitions = from["transitions"];
   if (transitions.empty()) return Status();
   Json allowed = Json::array();
@@ -183,28 +171,26 @@ Status CheckTransition(const Json& board, const Json& from, const Json& to) {
   }
   std::vector<std::string> names;
   for (const Json& a : allowed) names.push_back(a.get<std::string>());
-  return Status(StatusCode::kFailedPrecondition,
-                "column: column " + Quote(Str(from, "name")) + " of board " +
-                    Quote(Str(board, "name")) + " allows moves only to " + JoinNames(names) +
-                    " (its transitions), not to " + Quote(Str(to, "name")),
-                Json{{"board", board["name"]},
-                     {"from", from["name"]},
-                     {"to", to["name"]},
-                     {"allowed", allowed}});
+  return Status(
+      StatusCode::kFailedPrecondition,
+      "column: column " + Quote(Str(from, "name")) + " of board " + Quote(board.name) +
+          " allows moves only to " + JoinNames(names) + " (its transitions), not to " +
+          Quote(Str(to, "name")),
+      Json{
+          {"board", board.name}, {"from", from["name"]}, {"to", to["name"]}, {"allowed", allowed}});
 }
 
-Status DoMove(OpContext& ctx, const Json& task, const Json& board, const Json& from, const Json& to,
-              const std::string& note) {
-  const std::string task_id = Str(task, "id");
-  RETURN_IF_ERROR(SetPlacement(ctx, task_id, Str(board, "id"), Str(to, "id")));
-  return AppendEvent(ctx, {.run_id = RunIdOf(task),
+Status DoMove(OpContext& ctx, const Task& task, const Board& board, const Json& from,
+              const Json& to, const std::string& note) {
+  RETURN_IF_ERROR(SetPlacement(ctx, task.id, board.id, Str(to, "id")));
+  return AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                            .kind = "board.moved",
-                           .summary = "task " + task_id + " moved from " + Str(from, "name") +
-                                      " to " + Str(to, "name") + " on board " + Str(board, "name") +
+                           .summary = "task " + task.id + " moved from " + Str(from, "name") +
+                                      " to " + Str(to, "name") + " on board " + board.name +
                                       (note.empty() ? "" : ": " + note),
-                           .payload = {{"task_id", task_id},
-                                       {"board_id", board["id"]},
-                                       {"board", board["name"]},
+                           .payload = {{"task_id", task.id},
+                                       {"board_id", board.id},
+                                       {"board", board.name},
                                        {"from", from["name"]},
                                        {"to", to["name"]},
                                        {"from_column_id", from["id"]},
@@ -214,8 +200,8 @@ Status DoMove(OpContext& ctx, const Json& task, const Json& board, const Json& f
 }
 
 // Per column id, the tasks on "board" in that column; orphans under "".
-Result<std::map<std::string, Json>> TasksByColumn(Txn& txn, const Json& board) {
-  ASSIGN_OR_RETURN(std::vector<BoardCard> cards, ListBoardCards(txn, Str(board, "id")));
+Result<std::map<std::string, Json>> TasksByColumn(Txn& txn, const Board& board) {
+  ASSIGN_OR_RETURN(std::vector<BoardCard> cards, ListBoardCards(txn, board.id));
   std::map<std::string, Json> out;
   for (const BoardCard& c : cards) {
     const std::string col = c.board_column.value_or("");
@@ -295,20 +281,22 @@ Result<Json> CreateBoard(OpContext& ctx, const Json& in) {
     ASSIGN_OR_RETURN(
         columns, NormalizeColumns(in["columns"], IndexedField("columns"), IdMode::kNew, "columns"));
   }
-  return InsertBoard(ctx, name, project_id, in.value("description", ""), template_name, columns,
-                     Json::object());
+  ASSIGN_OR_RETURN(Board board, InsertBoard(ctx, name, project_id, in.value("description", ""),
+                                            template_name, columns, Json::object()));
+  return BoardToJson(board);
 }
 
 Result<Json> ShowBoard(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
+  ASSIGN_OR_RETURN(Board board, ResolveBoard(ctx.txn, in));
   ASSIGN_OR_RETURN(auto cards, TasksByColumn(ctx.txn, board));
-  for (Json& c : board["columns"]) {
+  Json shown = BoardToJson(board);
+  for (Json& c : shown["columns"]) {
     auto it = cards.find(Str(c, "id"));
     c["tasks"] = it == cards.end() ? Json::array() : it->second;
   }
   auto orphans = cards.find("");
-  board["orphaned"] = orphans == cards.end() ? Json::array() : orphans->second;
-  return board;
+  shown["orphaned"] = orphans == cards.end() ? Json::array() : orphans->second;
+  return shown;
 }
 
 Result<Json> ListBoards(OpContext& ctx, const Json& in) {
@@ -327,83 +315,84 @@ Result<Json> ListBoards(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> AddTaskToBoard(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
+  ASSIGN_OR_RETURN(Board board, ResolveBoard(ctx.txn, in));
   const std::string task_id = in.at("task").get<std::string>();
-  ASSIGN_OR_RETURN(Json task, LoadTaskJson(ctx.txn, task_id));
-  RETURN_IF_ERROR(CheckExpectedVersion(in, "task", task_id, task["version"].get<int64_t>()));
-  if (board["project_id"].is_string() && task["project_id"] != board["project_id"]) {
+  ASSIGN_OR_RETURN(Task task, LoadTask(ctx.txn, task_id));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "task", task_id, task.version));
+  if (board.project_id && task.project_id != board.project_id) {
     return FailedPreconditionError("task: task " + task_id + " belongs to " +
-                                   ProjectLabel(task["project_id"]) + ", board " +
-                                   Str(board, "name") + " to " + ProjectLabel(board["project_id"]));
+                                   ProjectLabel(task.project_id) + ", board " + board.name +
+                                   " to " + ProjectLabel(board.project_id));
   }
-  if (task["board_id"].is_string()) {
-    const bool same = task["board_id"] == board["id"];
+  if (task.board_id) {
+    const bool same = *task.board_id == board.id;
     return FailedPreconditionError(
-        "task: task " + task_id + " is already on board " + task["board_id"].get<std::string>() +
+        "task: task " + task_id + " is already on board " + *task.board_id +
         (same ? "; board.move moves it between columns"
               : "; a task is on one board at a time: board.remove_task takes it off first"));
   }
-  Json column = board["columns"][0];
+  Json column = board.columns[0];
   if (in.contains("column")) {
     ASSIGN_OR_RETURN(column, ColumnOf(board, in["column"].get<std::string>(), "column"));
   }
-  RETURN_IF_ERROR(SetPlacement(ctx, task_id, Str(board, "id"), Str(column, "id")));
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = RunIdOf(task),
+  RETURN_IF_ERROR(SetPlacement(ctx, task_id, board.id, Str(column, "id")));
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                                     .kind = "board.task_added",
-                                    .summary = "task " + task_id + " put on board " +
-                                               Str(board, "name") + " in " + Str(column, "name"),
+                                    .summary = "task " + task_id + " put on board " + board.name +
+                                               " in " + Str(column, "name"),
                                     .payload = {{"task_id", task_id},
-                                                {"board_id", board["id"]},
-                                                {"board", board["name"]},
+                                                {"board_id", board.id},
+                                                {"board", board.name},
                                                 {"column", column["name"]},
                                                 {"column_id", column["id"]}}})
                       .status());
-  ASSIGN_OR_RETURN(Json placed, LoadTaskJson(ctx.txn, task_id));
+  ASSIGN_OR_RETURN(Json placed, AnswerTask(ctx.txn, task_id));
   return Json{{"task", placed}, {"board", BoardRef(board)}, {"column", column["name"]}};
 }
 
 Result<Json> RemoveTaskFromBoard(OpContext& ctx, const Json& in) {
   const std::string task_id = in.at("task").get<std::string>();
-  ASSIGN_OR_RETURN(Json task, LoadTaskJson(ctx.txn, task_id));
-  RETURN_IF_ERROR(CheckExpectedVersion(in, "task", task_id, task["version"].get<int64_t>()));
-  ASSIGN_OR_RETURN(Json board, BoardOfTask(ctx.txn, task));
-  const Json* column = ColumnById(board, Str(task, "board_column"));
-  const Json column_name = column != nullptr ? (*column)["name"] : task["board_column"];
+  ASSIGN_OR_RETURN(Task task, LoadTask(ctx.txn, task_id));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "task", task_id, task.version));
+  ASSIGN_OR_RETURN(Board board, BoardOfTask(ctx.txn, task));
+  const Json* column = ColumnById(board, task.board_column.value_or(""));
+  const Json column_name = column != nullptr ? (*column)["name"] : OrNull(task.board_column);
   RETURN_IF_ERROR(SetPlacement(ctx, task_id, "", ""));
-  RETURN_IF_ERROR(
-      AppendEvent(ctx, {.run_id = RunIdOf(task),
-                        .kind = "board.task_removed",
-                        .summary = "task " + task_id + " taken off board " + Str(board, "name"),
-                        .payload = {{"task_id", task_id},
-                                    {"board_id", board["id"]},
-                                    {"board", board["name"]},
-                                    {"column", column_name}}})
-          .status());
-  ASSIGN_OR_RETURN(Json removed, LoadTaskJson(ctx.txn, task_id));
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
+                                    .kind = "board.task_removed",
+                                    .summary = "task " + task_id + " taken off board " + board.name,
+                                    .payload = {{"task_id", task_id},
+                                                {"board_id", board.id},
+                                                {"board", board.name},
+                                                {"column", column_name}}})
+                      .status());
+  ASSIGN_OR_RETURN(Json removed, AnswerTask(ctx.txn, task_id));
   return Json{{"task", removed}, {"board", BoardRef(board)}, {"column", column_name}};
 }
 
 Result<Json> MoveBoardTask(OpContext& ctx, const Json& in) {
   const std::string task_id = in.at("task").get<std::string>();
-  ASSIGN_OR_RETURN(Json task, LoadTaskJson(ctx.txn, task_id));
-  RETURN_IF_ERROR(CheckExpectedVersion(in, "task", task_id, task["version"].get<int64_t>()));
-  ASSIGN_OR_RETURN(Json board, BoardOfTask(ctx.txn, task));
-  const Json* from = ColumnById(board, Str(task, "board_column"));
+  ASSIGN_OR_RETURN(Task task, LoadTask(ctx.txn, task_id));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "task", task_id, task.version));
+  ASSIGN_OR_RETURN(Board board, BoardOfTask(ctx.txn, task));
+  const Json* from = ColumnById(board, task.board_column.value_or(""));
   if (from == nullptr) {
-    return FailedPreconditionError("task: task " + task_id + " is in column " +
-                                   DumpJson(task["board_column"]) + ", which board " +
-                                   Str(board, "name") +
-                                   " does not have; board.reconcile puts it back on a column");
+    return FailedPreconditionError(
+        "task: task " + task_id + " is in column " + DumpJson(OrNull(task.board_column)) +
+        ", which board " + board.name + " does not have; board.reconcile puts it back on a column");
   }
   ASSIGN_OR_RETURN(Json to, ColumnOf(board, in.at("column").get<std::string>(), "column"));
   const bool moved = (*from)["id"] != to["id"];
+  Json answer;
   if (moved) {
     RETURN_IF_ERROR(CheckGate(board, *from, ctx.actor));
     RETURN_IF_ERROR(CheckTransition(board, *from, to));
     RETURN_IF_ERROR(DoMove(ctx, task, board, *from, to, in.value("note", "")));
-    ASSIGN_OR_RETURN(task, LoadTaskJson(ctx.txn, task_id));
+    ASSIGN_OR_RETURN(answer, AnswerTask(ctx.txn, task_id));
+  } else {
+    answer = TaskToJson(task);
   }
-  return Json{{"task", task},
+  return Json{{"task", answer},
               {"board", BoardRef(board)},
               {"from", (*from)["name"]},
               {"to", to["name"]},
@@ -411,42 +400,40 @@ Result<Json> MoveBoardTask(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> ReconcileBoard(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
-  ASSIGN_OR_RETURN(std::vector<BoardPlacement> rows,
-                   ListBoardPlacements(ctx.txn, Str(board, "id")));
+  ASSIGN_OR_RETURN(Board board, ResolveBoard(ctx.txn, in));
+  ASSIGN_OR_RETURN(std::vector<BoardPlacement> rows, ListBoardPlacements(ctx.txn, board.id));
   Json repaired = Json::array();
   for (const BoardPlacement& r : rows) {
     if (ColumnById(board, r.board_column.value_or("")) != nullptr) continue;
-    Json to = board["columns"][0];
+    Json to = board.columns[0];
     std::string reason = "first column";
-    for (const Json& c : board["columns"]) {
+    for (const Json& c : board.columns) {
       if (r.board_column && c["name"] == *r.board_column) {
         to = c;
         reason = "matched by name";
         break;
       }
     }
-    RETURN_IF_ERROR(SetPlacement(ctx, r.id, Str(board, "id"), Str(to, "id")));
+    RETURN_IF_ERROR(SetPlacement(ctx, r.id, board.id, Str(to, "id")));
     Json entry = {{"task", r.id},
                   {"from", OrNull(r.board_column)},
                   {"to", to["name"]},
                   {"column_id", to["id"]},
                   {"reason", reason}};
-    RETURN_IF_ERROR(
-        AppendEvent(ctx, {.run_id = r.run_id.value_or(""),
-                          .kind = "board.repaired",
-                          .summary = "task " + r.id + " on board " + Str(board, "name") +
-                                     " had no valid column; "
-                                     "put in " +
-                                     Str(to, "name") + " (" + reason + ")",
-                          .payload = {{"task_id", r.id},
-                                      {"board_id", board["id"]},
-                                      {"board", board["name"]},
-                                      {"from", entry["from"]},
-                                      {"to", to["name"]},
-                                      {"to_column_id", to["id"]},
-                                      {"reason", reason}}})
-            .status());
+    RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = r.run_id.value_or(""),
+                                      .kind = "board.repaired",
+                                      .summary = "task " + r.id + " on board " + board.name +
+                                                 " had no valid column; "
+                                                 "put in " +
+                                                 Str(to, "name") + " (" + reason + ")",
+                                      .payload = {{"task_id", r.id},
+                                                  {"board_id", board.id},
+                                                  {"board", board.name},
+                                                  {"from", entry["from"]},
+                                                  {"to", to["name"]},
+                                                  {"to_column_id", to["id"]},
+                                                  {"reason", reason}}})
+                        .status());
     repaired.push_back(std::move(entry));
   }
   return Json{{"board", BoardRef(board)}, {"repaired", repaired}};
@@ -490,15 +477,15 @@ Json ApplyColumnEdit(Json columns, size_t index, const Json& in, Json* changes) 
 }  // namespace
 
 Result<Json> EditBoardColumn(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
-  const std::string board_id = Str(board, "id");
-  RETURN_IF_ERROR(CheckExpectedVersion(in, "board", board_id, board["version"].get<int64_t>()));
+  ASSIGN_OR_RETURN(Board board, ResolveBoard(ctx.txn, in));
+  const std::string board_id = board.id;
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "board", board_id, board.version));
   ASSIGN_OR_RETURN(Json column, ColumnOf(board, in.at("column").get<std::string>(), "column"));
-  const Json& stored = board["columns"];
+  const Json& stored = board.columns;
   if (in.contains("name") && in["name"] != column["name"]) {
     for (const Json& c : stored) {
       if (c["name"] == in["name"]) {
-        return InvalidArgumentError("name: board " + Quote(Str(board, "name")) +
+        return InvalidArgumentError("name: board " + Quote(board.name) +
                                     " already has a column named " +
                                     Quote(in["name"].get<std::string>()));
       }
@@ -526,46 +513,46 @@ Result<Json> EditBoardColumn(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(UpdateBoardColumns(ctx.txn, board_id, columns, ctx.now));
   RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "board.column_edited",
                                     .summary = "column " + Str(column, "name") + " of board " +
-                                               Str(board, "name") + " edited",
+                                               board.name + " edited",
                                     .payload = {{"board_id", board_id},
-                                                {"board", board["name"]},
+                                                {"board", board.name},
                                                 {"column_id", column_id},
                                                 {"column", column["name"]},
                                                 {"changes", changes}}})
                       .status());
-  return LoadBoard(ctx.txn, board_id);
+  return AnswerBoard(ctx.txn, board_id);
 }
 
 Result<Json> DeleteBoard(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
-  const std::string board_id = Str(board, "id");
-  RETURN_IF_ERROR(CheckExpectedVersion(in, "board", board_id, board["version"].get<int64_t>()));
+  ASSIGN_OR_RETURN(Board board, ResolveBoard(ctx.txn, in));
+  const std::string board_id = board.id;
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "board", board_id, board.version));
   ASSIGN_OR_RETURN(std::vector<std::string> ids, ListBoardTaskIds(ctx.txn, board_id));
   const Json cleared = ids;
   const size_t on_board = ids.size();
   if (!ids.empty() && !in.value("force", false)) {
     if (ids.size() > 5) ids.resize(5);
     return FailedPreconditionError(
-        "board: board " + Str(board, "name") + " still has " + std::to_string(on_board) +
-        " task(s) (" + JoinNames(ids) + (on_board > 5 ? ", ..." : "") +
+        "board: board " + board.name + " still has " + std::to_string(on_board) + " task(s) (" +
+        JoinNames(ids) + (on_board > 5 ? ", ..." : "") +
         "); take them off with board.remove_task, or pass force to clear them");
   }
   RETURN_IF_ERROR(ClearBoardOfTasks(ctx.txn, board_id, ctx.now));
   RETURN_IF_ERROR(DeleteBoardRow(ctx.txn, board_id));
   RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "board.deleted",
-                                    .summary = "board " + Str(board, "name") + " deleted" +
+                                    .summary = "board " + board.name + " deleted" +
                                                (cleared.empty() ? "" : ", its tasks taken off"),
                                     .payload = {{"board_id", board_id},
-                                                {"name", board["name"]},
-                                                {"project_id", board["project_id"]},
+                                                {"name", board.name},
+                                                {"project_id", OrNull(board.project_id)},
                                                 {"cleared_tasks", cleared}}})
                       .status());
   return Json{{"deleted", BoardRef(board)}, {"cleared_tasks", cleared}};
 }
 
 Result<Json> ExportBoard(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json board, ResolveBoard(ctx.txn, in));
-  ASSIGN_OR_RETURN(std::vector<BoardCard> cards, ListBoardCards(ctx.txn, Str(board, "id")));
+  ASSIGN_OR_RETURN(Board board, ResolveBoard(ctx.txn, in));
+  ASSIGN_OR_RETURN(std::vector<BoardCard> cards, ListBoardCards(ctx.txn, board.id));
   Json tasks = Json::array();
   for (const BoardCard& c : cards) {
     const Json* column = ColumnById(board, c.board_column.value_or(""));
@@ -575,7 +562,7 @@ Result<Json> ExportBoard(OpContext& ctx, const Json& in) {
                      {"column", column != nullptr ? (*column)["name"] : Json()},
                      {"column_id", OrNull(c.board_column)}});
   }
-  return Json{{"schemaVersion", 1}, {"board", board}, {"tasks", tasks}};
+  return Json{{"schemaVersion", 1}, {"board", BoardToJson(board)}, {"tasks", tasks}};
 }
 
 // Tasks are deliberately not imported. A task is on at most one board, and
@@ -612,21 +599,22 @@ Result<Json> ImportBoard(OpContext& ctx, const Json& in) {
                    NormalizeColumns(board.value("columns", Json()), IndexedField("board.columns"),
                                     IdMode::kNew, "board.columns"));
   const Json template_name = board.value("template", Json());
-  ASSIGN_OR_RETURN(Json created,
+  ASSIGN_OR_RETURN(Board created,
                    InsertBoard(ctx, name, project_id, Str(board, "description"), template_name,
                                columns, Json{{"imported_from", board.value("id", Json())}}));
-  created["tasks_not_imported"] = in.value("tasks", Json::array()).size();
-  return created;
+  Json answer = BoardToJson(created);
+  answer["tasks_not_imported"] = in.value("tasks", Json::array()).size();
+  return answer;
 }
 
 Status AdvanceOnCompletion(OpContext& ctx, const std::string& task_id) {
-  ASSIGN_OR_RETURN(Json task, LoadTaskJson(ctx.txn, task_id));
-  if (!task["board_id"].is_string()) return Status();
-  ASSIGN_OR_RETURN(Json board, LoadBoard(ctx.txn, task["board_id"].get<std::string>()));
-  const Json* from = ColumnById(board, Str(task, "board_column"));
+  ASSIGN_OR_RETURN(Task task, LoadTask(ctx.txn, task_id));
+  if (!task.board_id) return Status();
+  ASSIGN_OR_RETURN(Board board, LoadBoard(ctx.txn, *task.board_id));
+  const Json* from = ColumnById(board, task.board_column.value_or(""));
   if (from == nullptr || !(*from)["auto_advance"].get<bool>()) return Status();
   const int64_t next = (*from)["position"].get<int64_t>() + 1;
-  for (const Json& to : board["columns"]) {
+  for (const Json& to : board.columns) {
     if (to["position"] != next) continue;
     if (!CheckTransition(board, *from, to).ok()) return Status();
     return DoMove(ctx, task, board, *from, to, "auto-advance");

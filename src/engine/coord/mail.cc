@@ -8,6 +8,9 @@
 #include "engine/core/agents.h"
 #include "engine/core/core_services.h"
 #include "engine/ledger/ledger.h"
+#include "model/agent.h"
+#include "model/message.h"
+#include "model/run.h"
 #include "store/tables/agent_table.h"
 #include "store/tables/chat_message_table.h"
 #include "store/tables/message_table.h"
@@ -22,8 +25,6 @@ namespace {
 constexpr int64_t kDefaultLimit = 100;
 constexpr size_t kPreviewBytes = 80;
 constexpr size_t kMaxErrorBytes = 500;
-
-std::string TextOrEmpty(const Json& v) { return v.is_string() ? v.get<std::string>() : ""; }
 
 // in[key] when given.
 std::optional<std::string> OptionalText(const Json& in, const char* key) {
@@ -53,8 +54,11 @@ SeqPage PageOf(const Json& in, bool forward) {
                  .forward = forward || in.contains("since")};
 }
 
-Result<Json> LoadMessage(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(Message message, LoadMessageRow(txn, id));
+Result<Message> LoadMessage(Txn& txn, const std::string& id) { return LoadMessageRow(txn, id); }
+
+// The stored message as the mail operations answer it, for an operation's result.
+Result<Json> AnswerMessage(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(Message message, LoadMessage(txn, id));
   return MessageToJson(message);
 }
 
@@ -100,8 +104,8 @@ Result<std::vector<std::string>> Recipients(Txn& txn, const std::string& to,
 Status ResolveScope(OpContext& ctx, const Json& in, std::string* run_id, std::string* project_id) {
   if (in.contains("run")) {
     *run_id = in["run"].get<std::string>();
-    ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, *run_id));
-    if (!run["project_id"].is_null()) *project_id = run["project_id"].get<std::string>();
+    ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, *run_id));
+    if (run.project_id) *project_id = *run.project_id;
   }
   if (!in.contains("project")) return Status();
   ASSIGN_OR_RETURN(std::string pid, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
@@ -113,8 +117,8 @@ Status ResolveScope(OpContext& ctx, const Json& in, std::string* run_id, std::st
   return Status();
 }
 
-// Inserts "m" under a new id, created now.
-Result<Json> InsertMessage(OpContext& ctx, NewMessageRow m) {
+// Inserts "m" under a new id, created now; the message as stored.
+Result<Message> InsertMessage(OpContext& ctx, NewMessageRow m) {
   const std::string id = NewId("msg");
   m.id = id;
   m.created_at = ctx.now;
@@ -165,8 +169,8 @@ Result<Json> SendMail(OpContext& ctx, const Json& in) {
   Json sent = Json::array();
   for (const std::string& recipient : recipients) {
     m.recipient = recipient;
-    ASSIGN_OR_RETURN(Json message, InsertMessage(ctx, m));
-    sent.push_back(std::move(message));
+    ASSIGN_OR_RETURN(Message message, InsertMessage(ctx, m));
+    sent.push_back(MessageToJson(message));
   }
   return Json{{"messages", sent}};
 }
@@ -180,29 +184,28 @@ Result<Json> ReadInbox(OpContext& ctx, const Json& in, bool mark_read) {
   const bool unread_only = in.value("unread_only", false);
   ASSIGN_OR_RETURN(std::vector<Message> rows,
                    ListInboxRows(ctx.txn, agent, unread_only, PageOf(in, /*forward=*/unread_only)));
-  Json messages = MessagesToJson(rows);
   Json marked = Json::array();
-  for (Json& m : messages) {
-    if (!mark_read || m["read"].get<bool>()) continue;
-    RETURN_IF_ERROR(MarkRead(ctx, m["id"].get<std::string>()));
-    m["read"] = true;
-    m["read_at"] = ctx.now;
-    m["read_by"] = ctx.actor.id;
-    marked.push_back(m["id"]);
+  for (Message& m : rows) {
+    if (!mark_read || m.read) continue;
+    RETURN_IF_ERROR(MarkRead(ctx, m.id));
+    m.read = true;
+    m.read_at = ctx.now;
+    m.read_by = ctx.actor.id;
+    marked.push_back(m.id);
   }
   if (!marked.empty()) RETURN_IF_ERROR(AppendReadEvent(ctx, agent, marked));
-  return Json{{"messages", messages}, {"marked_read", marked}};
+  return Json{{"messages", MessagesToJson(rows)}, {"marked_read", marked}};
 }
 
 Result<Json> MarkMessageRead(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json m, LoadMessage(ctx.txn, id));
-  const std::string agent = m["to"].get<std::string>();
+  ASSIGN_OR_RETURN(Message m, LoadMessage(ctx.txn, id));
+  const std::string agent = m.recipient;
   RETURN_IF_ERROR(CheckSelf(ctx, agent, "id", "read only its own mail"));
-  if (m["read"].get<bool>()) return m;
+  if (m.read) return MessageToJson(m);
   RETURN_IF_ERROR(MarkRead(ctx, id));
   RETURN_IF_ERROR(AppendReadEvent(ctx, agent, Json::array({id})));
-  return LoadMessage(ctx.txn, id);
+  return AnswerMessage(ctx.txn, id);
 }
 
 Result<Json> ListOutbox(OpContext& ctx, const Json& in) {
@@ -240,32 +243,32 @@ Result<Json> PendingDeliveries(OpContext& ctx, const Json& in) {
 
 Result<Json> ClaimDelivery(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json m, LoadMessage(ctx.txn, id));
-  const std::string to = m["to"].get<std::string>();
-  ASSIGN_OR_RETURN(Json agent, LoadAgentJson(ctx.txn, to));
+  ASSIGN_OR_RETURN(Message m, LoadMessage(ctx.txn, id));
+  const std::string to = m.recipient;
+  ASSIGN_OR_RETURN(Agent agent, LoadAgent(ctx.txn, to));
   auto refuse = [](std::string reason) { return Json{{"claimed", false}, {"reason", reason}}; };
-  if (agent["delivery_command"].is_null() || agent["delivery_command"] == "") {
+  if (agent.delivery_command.value_or("").empty()) {
     return refuse("agent " + to + " has no delivery command; it reads its inbox");
   }
-  if (agent["status"] != "idle") {
-    return refuse("agent " + to + " is " + agent["status"].get<std::string>() + ", not idle");
+  if (agent.status != "idle") {
+    return refuse("agent " + to + " is " + agent.status + ", not idle");
   }
   ASSIGN_OR_RETURN(bool taken,
                    LeaseMessageDelivery(ctx.txn, id, ctx.now_ms + in.at("lease_ms").get<int64_t>(),
                                         ctx.now_ms));
   if (!taken) {
-    return refuse("message " + id + " is not due: it is " +
-                  m["delivery_status"].get<std::string>() +
-                  (m["read"].get<bool>() ? " and read" : ", being delivered or waiting to retry"));
+    return refuse("message " + id + " is not due: it is " + m.delivery_status +
+                  (m.read ? " and read" : ", being delivered or waiting to retry"));
   }
-  const int64_t attempt = m["delivery_attempts"].get<int64_t>() + 1;
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = TextOrEmpty(m["run_id"]),
+  const int64_t attempt = m.delivery_attempts + 1;
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = m.run_id.value_or(""),
                                     .kind = "message.delivering",
                                     .summary = "delivering message " + id + " to " + to +
                                                " (attempt " + std::to_string(attempt) + ")",
                                     .payload = {{"message", id}, {"to", to}, {"attempt", attempt}}})
                       .status());
-  return Json{{"claimed", true}, {"message", m}, {"command", agent["delivery_command"]}};
+  return Json{
+      {"claimed", true}, {"message", MessageToJson(m)}, {"command", *agent.delivery_command}};
 }
 
 namespace {
@@ -287,15 +290,15 @@ Status RecordSuccess(OpContext& ctx, const Attempt& a) {
                       .status());
   // The agent now has input to work on: it is no longer idle, so the next
   // pass does not type another message into its pane until it says so.
-  ASSIGN_OR_RETURN(Json agent, LoadAgentJson(ctx.txn, a.to));
-  if (agent["status"] != "idle") return Status();
+  ASSIGN_OR_RETURN(Agent agent, LoadAgent(ctx.txn, a.to));
+  if (agent.status != "idle") return Status();
   return SetAgentStatus(ctx, {{"id", a.to}, {"status", "working"},
                               {"reason", "mail " + a.id + " was pushed into it"}})
       .status();
 }
 
 // Tells the sender of "m" in its inbox that it was escalated.
-Status NotifySender(OpContext& ctx, const Attempt& a, const Json& m, const std::string& error) {
+Status NotifySender(OpContext& ctx, const Attempt& a, const Message& m, const std::string& error) {
   return InsertMessage(
              ctx, {.sender = "baton",
                    .recipient = a.from,
@@ -305,12 +308,12 @@ Status NotifySender(OpContext& ctx, const Attempt& a, const Json& m, const std::
                            "). It stays in " + a.to + "'s inbox.",
                    .source = "system",
                    .run_id = a.run_id,
-                   .project_id = TextOrEmpty(m["project_id"]),
+                   .project_id = m.project_id.value_or(""),
                    .meta = {{"escalated", a.id}}})
       .status();
 }
 
-Status RecordFailure(OpContext& ctx, Attempt& a, const Json& m, const Json& in) {
+Status RecordFailure(OpContext& ctx, Attempt& a, const Message& m, const Json& in) {
   const std::string error =
       Preview(in.value("error", "the delivery command failed"), kMaxErrorBytes);
   const int64_t max_attempts = in.value("max_attempts", int64_t{3});
@@ -334,7 +337,7 @@ Status RecordFailure(OpContext& ctx, Attempt& a, const Json& m, const Json& in) 
   // The sender hears of it if it has an inbox; never of a notice, so two
   // unreachable agents cannot bounce notices for ever.
   ASSIGN_OR_RETURN(bool sender_is_agent, AgentExists(ctx.txn, a.from));
-  const bool notify = sender_is_agent && m["source"] != "system";
+  const bool notify = sender_is_agent && m.source != "system";
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = a.run_id,
                                     .kind = "message.escalated",
                                     .summary = a.what + " was not delivered after " + n +
@@ -350,21 +353,21 @@ Status RecordFailure(OpContext& ctx, Attempt& a, const Json& m, const Json& in) 
 
 Result<Json> RecordDelivery(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Json m, LoadMessage(ctx.txn, id));
-  const std::string status = m["delivery_status"].get<std::string>();
+  ASSIGN_OR_RETURN(Message m, LoadMessage(ctx.txn, id));
+  const std::string status = m.delivery_status;
   if (status == "delivered" || status == "escalated") {
     return FailedPreconditionError("id: message " + id + " is already " + status +
                                    "; there is no attempt to record");
   }
   Attempt a{.id = id,
-            .from = m["from"].get<std::string>(),
-            .to = m["to"].get<std::string>(),
-            .run_id = TextOrEmpty(m["run_id"]),
-            .number = m["delivery_attempts"].get<int64_t>() + 1};
+            .from = m.sender,
+            .to = m.recipient,
+            .run_id = m.run_id.value_or(""),
+            .number = m.delivery_attempts + 1};
   a.what = "message " + id + " from " + a.from + " to " + a.to;
   a.payload = {{"message", id}, {"from", a.from}, {"to", a.to}, {"attempts", a.number}};
   RETURN_IF_ERROR(in.at("ok").get<bool>() ? RecordSuccess(ctx, a) : RecordFailure(ctx, a, m, in));
-  return LoadMessage(ctx.txn, id);
+  return AnswerMessage(ctx.txn, id);
 }
 
 Result<Json> PostChat(OpContext& ctx, const Json& in) {

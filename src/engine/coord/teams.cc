@@ -10,6 +10,8 @@
 #include "engine/core/core_services.h"
 #include "engine/core/task_graph.h"
 #include "engine/ledger/ledger.h"
+#include "model/agent.h"
+#include "model/team.h"
 #include "store/tables/agent_table.h"
 #include "store/tables/task_table.h"
 #include "store/tables/team_reservation_table.h"
@@ -32,24 +34,6 @@ constexpr int kGitQueryMillis = 30000;
 constexpr int kGitCloneMillis = 600000;  // checking out a large repository is slow
 // How long a reserved name stays taken: every git step's timeout, and a minute.
 constexpr int64_t kReservationMillis = kGitCloneMillis + 4 * kGitQueryMillis + 60000;
-
-Json TeamToJson(const TeamRow& t) {
-  return Json{{"name", t.name},
-              {"project_id", OrNull(t.project_id)},
-              {"repo", t.repo},
-              {"base_branch", t.base_branch},
-              {"branch", t.branch},
-              {"worktree_path", t.worktree_path},
-              {"leader", OrNull(t.leader)},
-              {"members", t.members},
-              {"wish_run_id", OrNull(t.wish_run_id)},
-              {"machine", t.machine},
-              {"status", t.status},
-              {"meta", t.meta},
-              {"version", t.version},
-              {"created_at", t.created_at},
-              {"updated_at", t.updated_at}};
-}
 
 std::string Str(const Json& j, const char* key) {
   const Json& v = j[key];
@@ -290,43 +274,49 @@ Result<std::vector<Made>> CloneTeam(const std::string& repo, const std::string& 
 
 // ---- the teams table ----
 
-Status AppendTeamEvent(OpContext& ctx, const Json& team, std::string kind, std::string summary,
+Status AppendTeamEvent(OpContext& ctx, const Team& team, std::string kind, std::string summary,
                        Json payload) {
-  payload["team"] = team["name"];
-  return AppendEvent(ctx, {.run_id = Str(team, "wish_run_id"),
+  payload["team"] = team.name;
+  return AppendEvent(ctx, {.run_id = team.wish_run_id.value_or(""),
                            .kind = std::move(kind),
-                           .summary = "team " + Str(team, "name") + ": " + summary,
+                           .summary = "team " + team.name + ": " + summary,
                            .payload = std::move(payload)})
       .status();
 }
 
+// The stored team as the operations answer it, for an operation's result.
+Result<Json> AnswerTeam(Txn& txn, const std::string& name) {
+  ASSIGN_OR_RETURN(Team team, LoadTeam(txn, name));
+  return TeamToJson(team);
+}
+
 // The team named in "in", checked against expect_version.
-Result<Json> LoadForUpdate(OpContext& ctx, const Json& in) {
+Result<Team> LoadForUpdate(OpContext& ctx, const Json& in) {
   const std::string name = in.at("name").get<std::string>();
-  ASSIGN_OR_RETURN(Json team, LoadTeam(ctx.txn, name));
-  RETURN_IF_ERROR(CheckExpectedVersion(in, "team", name, team["version"].get<int64_t>()));
+  ASSIGN_OR_RETURN(Team team, LoadTeam(ctx.txn, name));
+  RETURN_IF_ERROR(CheckExpectedVersion(in, "team", name, team.version));
   return team;
 }
 
 // Agents act on a team only as its leader; coordinators and humans always.
-Status CheckActsForTeam(const OpContext& ctx, const Json& team) {
-  if (ctx.actor.role != "agent" || team["leader"] == ctx.actor.id) return Status();
-  return PermissionDeniedError("name: only the leader of team " + Str(team, "name") +
+Status CheckActsForTeam(const OpContext& ctx, const Team& team) {
+  if (ctx.actor.role != "agent" || team.leader == ctx.actor.id) return Status();
+  return PermissionDeniedError("name: only the leader of team " + team.name +
                                " or a coordinator may change it (caller: " + ctx.actor.id + ")");
 }
 
-Status CheckNotArchived(const Json& team) {
-  if (Str(team, "status") != kArchived) return Status();
-  return FailedPreconditionError("name: team " + Str(team, "name") +
+Status CheckNotArchived(const Team& team) {
+  if (team.status != kArchived) return Status();
+  return FailedPreconditionError("name: team " + team.name +
                                  " is archived; bring it back with team.set_status in_progress");
 }
 
 // The agent, registered and not a member of another team that is not archived.
-Result<Json> LoadRecruit(Txn& txn, const std::string& agent_id, const std::string& team,
-                         const std::string& field) {
-  Result<Json> agent = LoadAgentJson(txn, agent_id);
+Result<Agent> LoadRecruit(Txn& txn, const std::string& agent_id, const std::string& team,
+                          const std::string& field) {
+  Result<Agent> agent = LoadAgent(txn, agent_id);
   if (!agent.ok()) return agent.status().WithPrefix(field);
-  const std::string other = Str(*agent, "team");
+  const std::string other = agent->team.value_or("");
   if (other.empty() || other == team) return agent;
   ASSIGN_OR_RETURN(std::optional<std::string> status, FindTeamStatus(txn, other));
   if (!status || *status == kArchived) return agent;
@@ -339,25 +329,25 @@ Status SetAgentTeam(OpContext& ctx, const std::string& agent, const std::string&
   return SetAgentTeamRow(ctx.txn, agent, team, ctx.now);
 }
 
-Status StoreTeam(OpContext& ctx, const Json& team) {
-  return UpdateTeamRow(ctx.txn, Str(team, "name"), team["members"], Str(team, "leader"),
-                       Str(team, "status"), ctx.now);
+Status StoreTeam(OpContext& ctx, const Team& team) {
+  return UpdateTeamRow(ctx.txn, team.name, team.members, team.leader.value_or(""), team.status,
+                       ctx.now);
 }
 
-bool IsMember(const Json& team, const std::string& agent) {
-  const Json& m = team["members"];
+bool IsMember(const Team& team, const std::string& agent) {
+  const Json& m = team.members;
   return std::find(m.begin(), m.end(), agent) != m.end();
 }
 
 // Adds "agent" to the members (and agents.team) of "team", updating it.
-Status Hire(OpContext& ctx, Json& team, const std::string& agent, const std::string& field) {
-  RETURN_IF_ERROR(LoadRecruit(ctx.txn, agent, Str(team, "name"), field).status());
+Status Hire(OpContext& ctx, Team& team, const std::string& agent, const std::string& field) {
+  RETURN_IF_ERROR(LoadRecruit(ctx.txn, agent, team.name, field).status());
   if (IsMember(team, agent)) return Status();
-  team["members"].push_back(agent);
+  team.members.push_back(agent);
   RETURN_IF_ERROR(StoreTeam(ctx, team));
-  RETURN_IF_ERROR(SetAgentTeam(ctx, agent, Str(team, "name")));
+  RETURN_IF_ERROR(SetAgentTeam(ctx, agent, team.name));
   return AppendTeamEvent(ctx, team, "team.hired", "hired " + agent,
-                         {{"agent", agent}, {"members", team["members"]}});
+                         {{"agent", agent}, {"members", team.members}});
 }
 
 // Members named by "in" (leader included), validated before anything is made.
@@ -379,24 +369,24 @@ Result<Json> CreateMembers(OpContext& ctx, const std::string& team, const Json& 
 
 }  // namespace
 
-Result<Json> LoadTeam(Txn& txn, const std::string& name) {
-  ASSIGN_OR_RETURN(std::optional<TeamRow> team, FindTeamRow(txn, name));
+Result<Team> LoadTeam(Txn& txn, const std::string& name) {
+  ASSIGN_OR_RETURN(std::optional<Team> team, FindTeamRow(txn, name));
   if (!team) {
     return Status(StatusCode::kNotFound,
                   "name: no team \"" + name + "\"; `baton team list` shows the teams",
                   Json{{"team", name}});
   }
-  return TeamToJson(*team);
+  return *std::move(team);
 }
 
 Result<Json> ReserveTeam(OpContext& ctx, const Json& in) {
   const std::string name = in.at("name").get<std::string>();
   // Checked here too: the name becomes a folder under worktree_root.
   RETURN_IF_ERROR(CheckBranchName("name", name));
-  Result<Json> existing = LoadTeam(ctx.txn, name);
+  Result<Team> existing = LoadTeam(ctx.txn, name);
   if (existing.ok()) {
-    return AlreadyExistsError("name: a team \"" + name + "\" already exists (" +
-                              Str(*existing, "status") + "); choose another name");
+    return AlreadyExistsError("name: a team \"" + name + "\" already exists (" + existing->status +
+                              "); choose another name");
   }
   if (existing.status().code() != StatusCode::kNotFound) return existing.status();
   ASSIGN_OR_RETURN(std::optional<TeamReservation> held, FindTeamReservationHold(ctx.txn, name));
@@ -416,7 +406,7 @@ Result<Json> ReserveTeam(OpContext& ctx, const Json& in) {
   }
   if (in.contains("wish_run")) {
     RETURN_IF_ERROR(
-        LoadRunJson(ctx.txn, in["wish_run"].get<std::string>()).status().WithPrefix("wish_run"));
+        LoadRun(ctx.txn, in["wish_run"].get<std::string>()).status().WithPrefix("wish_run"));
   }
   // Both folders are scoped before git looks at either. git's queries are
   // quick and stay here; only the clone runs outside the transaction.
@@ -477,8 +467,9 @@ void RemoveTeamClone(const Json& clone) {
 
 namespace {
 
-// The caller's own reservation of in.name, by in.token: {repo, base_branch, path}.
-Result<Json> LoadReservation(OpContext& ctx, const Json& in) {
+// The caller's own reservation of in.name, by in.token: its actor, repo,
+// base_branch and path.
+Result<TeamReservation> LoadReservation(OpContext& ctx, const Json& in) {
   const std::string name = in.at("name").get<std::string>();
   ASSIGN_OR_RETURN(std::optional<TeamReservation> reserved,
                    FindTeamReservation(ctx.txn, name, in.at("token").get<std::string>()));
@@ -491,20 +482,18 @@ Result<Json> LoadReservation(OpContext& ctx, const Json& in) {
     return PermissionDeniedError("token: the reservation of team \"" + name + "\" is " +
                                  reserved->actor + "'s (caller: " + ctx.actor.id + ")");
   }
-  return Json{{"repo", reserved->repo},
-              {"base_branch", reserved->base_branch},
-              {"path", reserved->path}};
+  return *std::move(reserved);
 }
 
 }  // namespace
 
 Result<Json> FinishTeamCreate(OpContext& ctx, const Json& in) {
   const std::string name = in.at("name").get<std::string>();
-  ASSIGN_OR_RETURN(const Json reserved, LoadReservation(ctx, in));
+  ASSIGN_OR_RETURN(const TeamReservation reserved, LoadReservation(ctx, in));
   // What the reservation resolved and cloned, never what the caller says.
-  const std::string path = Str(reserved, "path");
-  const std::string repo = Str(reserved, "repo");
-  const std::string base = Str(reserved, "base_branch");
+  const std::string& path = reserved.path;
+  const std::string& repo = reserved.repo;
+  const std::string& base = reserved.base_branch;
   std::error_code ec;
   if (!fs::exists(fs::path(path) / ".git", ec)) {
     return FailedPreconditionError("token: the reserved clone " + path +
@@ -518,7 +507,7 @@ Result<Json> FinishTeamCreate(OpContext& ctx, const Json& in) {
   }
   if (in.contains("wish_run")) {
     wish_run_id = in["wish_run"].get<std::string>();
-    RETURN_IF_ERROR(LoadRunJson(ctx.txn, wish_run_id).status().WithPrefix("wish_run"));
+    RETURN_IF_ERROR(LoadRun(ctx.txn, wish_run_id).status().WithPrefix("wish_run"));
   }
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(kTeamMachine));
   RETURN_IF_ERROR(DeleteTeamReservation(ctx.txn, name));
@@ -535,7 +524,7 @@ Result<Json> FinishTeamCreate(OpContext& ctx, const Json& in) {
                                           .status = machine->initial(),
                                           .now = ctx.now}));
   for (const Json& m : members) RETURN_IF_ERROR(SetAgentTeam(ctx, m.get<std::string>(), name));
-  ASSIGN_OR_RETURN(Json team, LoadTeam(ctx.txn, name));
+  ASSIGN_OR_RETURN(Team team, LoadTeam(ctx.txn, name));
   RETURN_IF_ERROR(
       AppendTeamEvent(ctx, team, "team.created",
                       "created on branch " + name + " from " + repo + " " + base + " at " + path,
@@ -544,8 +533,8 @@ Result<Json> FinishTeamCreate(OpContext& ctx, const Json& in) {
                        {"branch", name},
                        {"path", path},
                        {"members", members},
-                       {"leader", team["leader"]}}));
-  return team;
+                       {"leader", OrNull(team.leader)}}));
+  return TeamToJson(team);
 }
 
 Result<Json> ReleaseTeamReservation(OpContext& ctx, const Json& in) {
@@ -555,7 +544,7 @@ Result<Json> ReleaseTeamReservation(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> ShowTeam(OpContext& ctx, const Json& in) {
-  return LoadTeam(ctx.txn, in.at("name").get<std::string>());
+  return AnswerTeam(ctx.txn, in.at("name").get<std::string>());
 }
 
 Result<Json> ListTeams(OpContext& ctx, const Json& in) {
@@ -565,109 +554,108 @@ Result<Json> ListTeams(OpContext& ctx, const Json& in) {
     ASSIGN_OR_RETURN(filter.project_id,
                      ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
   }
-  ASSIGN_OR_RETURN(std::vector<TeamRow> rows, ListTeamRows(ctx.txn, filter));
+  ASSIGN_OR_RETURN(std::vector<Team> rows, ListTeamRows(ctx.txn, filter));
   Json teams = Json::array();
-  for (const TeamRow& t : rows) teams.push_back(TeamToJson(t));
+  for (const Team& t : rows) teams.push_back(TeamToJson(t));
   return Json{{"teams", teams}};
 }
 
 Result<Json> HireTeamMember(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json team, LoadForUpdate(ctx, in));
+  ASSIGN_OR_RETURN(Team team, LoadForUpdate(ctx, in));
   RETURN_IF_ERROR(CheckActsForTeam(ctx, team));
   RETURN_IF_ERROR(CheckNotArchived(team));
   RETURN_IF_ERROR(Hire(ctx, team, in.at("agent").get<std::string>(), "agent"));
-  return LoadTeam(ctx.txn, Str(team, "name"));
+  return AnswerTeam(ctx.txn, team.name);
 }
 
 Result<Json> FireTeamMember(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json team, LoadForUpdate(ctx, in));
+  ASSIGN_OR_RETURN(Team team, LoadForUpdate(ctx, in));
   RETURN_IF_ERROR(CheckActsForTeam(ctx, team));
-  const std::string name = Str(team, "name");
+  const std::string name = team.name;
   const std::string agent = in.at("agent").get<std::string>();
   if (!IsMember(team, agent)) {
     return NotFoundError("agent: " + agent + " is not a member of team " + name +
-                         " (members: " + Join(team["members"]) + ")");
+                         " (members: " + Join(team.members) + ")");
   }
-  Json& members = team["members"];
+  Json& members = team.members;
   members.erase(std::find(members.begin(), members.end(), agent));
-  const bool was_leader = team["leader"] == agent;
-  if (was_leader) team["leader"] = nullptr;
+  const bool was_leader = team.leader == agent;
+  if (was_leader) team.leader.reset();
   RETURN_IF_ERROR(StoreTeam(ctx, team));
   RETURN_IF_ERROR(ClearAgentTeamRow(ctx.txn, agent, name, ctx.now));
   RETURN_IF_ERROR(AppendTeamEvent(
       ctx, team, "team.fired", "fired " + agent + (was_leader ? " (was its leader)" : ""),
       {{"agent", agent}, {"was_leader", was_leader}, {"members", members}}));
-  return LoadTeam(ctx.txn, name);
+  return AnswerTeam(ctx.txn, name);
 }
 
 Result<Json> SetTeamLeader(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json team, LoadForUpdate(ctx, in));
+  ASSIGN_OR_RETURN(Team team, LoadForUpdate(ctx, in));
   RETURN_IF_ERROR(CheckNotArchived(team));
   const std::string agent = in.at("agent").get<std::string>();
   RETURN_IF_ERROR(Hire(ctx, team, agent, "agent"));
-  const Json from = team["leader"];
-  if (from == agent) return LoadTeam(ctx.txn, Str(team, "name"));
-  team["leader"] = agent;
+  if (team.leader == agent) return AnswerTeam(ctx.txn, team.name);
+  const Json from = OrNull(team.leader);
+  team.leader = agent;
   RETURN_IF_ERROR(StoreTeam(ctx, team));
   RETURN_IF_ERROR(AppendTeamEvent(ctx, team, "team.leader", "led by " + agent,
                                   {{"from", from}, {"to", agent}}));
-  return LoadTeam(ctx.txn, Str(team, "name"));
+  return AnswerTeam(ctx.txn, team.name);
 }
 
 Result<Json> SetTeamStatus(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json team, LoadForUpdate(ctx, in));
+  ASSIGN_OR_RETURN(Team team, LoadForUpdate(ctx, in));
   RETURN_IF_ERROR(CheckActsForTeam(ctx, team));
-  const std::string from = Str(team, "status");
+  const std::string from = team.status;
   const std::string to = in.at("status").get<std::string>();
   if (to == "archived") {
     // Archiving must return the team's work and free its members.
-    return FailedPreconditionError("status: archive a team with `baton team disband " +
-                                   Str(team, "name") +
+    return FailedPreconditionError("status: archive a team with `baton team disband " + team.name +
                                    "`, which returns its in-progress "
                                    "tasks and frees its members");
   }
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(team, "machine")));
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(team.machine));
   RETURN_IF_ERROR(machine->Check(from, to, ctx.transition()).WithPrefix("status"));
-  team["status"] = to;
+  team.status = to;
   RETURN_IF_ERROR(StoreTeam(ctx, team));
   const std::string reason = in.value("reason", "");
   RETURN_IF_ERROR(AppendTeamEvent(ctx, team, "team.status",
                                   from + " -> " + to + (reason.empty() ? "" : ": " + reason),
                                   {{"from", from}, {"to", to}, {"reason", reason}}));
-  return LoadTeam(ctx.txn, Str(team, "name"));
+  return AnswerTeam(ctx.txn, team.name);
 }
 
 Result<Json> DisbandTeam(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json team, LoadForUpdate(ctx, in));
-  const std::string name = Str(team, "name");
-  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(Str(team, "machine")));
+  ASSIGN_OR_RETURN(Team team, LoadForUpdate(ctx, in));
+  const std::string name = team.name;
+  ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(team.machine));
   RETURN_IF_ERROR(
-      machine->Check(Str(team, "status"), kArchived, ctx.transition()).WithPrefix("team " + name));
+      machine->Check(team.status, kArchived, ctx.transition()).WithPrefix("team " + name));
   const std::string given = in.value("reason", "");
   const std::string reason = "team " + name + " disbanded" + (given.empty() ? "" : ": " + given);
 
   std::vector<std::string> returned;
-  for (const Json& m : team["members"]) {
+  for (const Json& m : team.members) {
     ASSIGN_OR_RETURN(std::vector<std::string> ids,
                      ReleaseLeasesOf(ctx, m.get<std::string>(), reason));
     returned.insert(returned.end(), ids.begin(), ids.end());
   }
-  if (!team["wish_run_id"].is_null()) {
+  if (team.wish_run_id) {
     ASSIGN_OR_RETURN(std::vector<std::string> ids,
-                     ListRunTaskIdsInStatus(ctx.txn, Str(team, "wish_run_id"), kInProgress));
+                     ListRunTaskIdsInStatus(ctx.txn, *team.wish_run_id, kInProgress));
     for (const std::string& id : ids) {
       RETURN_IF_ERROR(ReturnTaskToReady(ctx, id, reason));
       returned.push_back(id);
     }
   }
   RETURN_IF_ERROR(ClearTeamOfAgents(ctx.txn, name, ctx.now));
-  const Json members = team["members"];
-  const Json leader = team["leader"];
-  team["members"] = Json::array();
-  team["leader"] = nullptr;
-  team["status"] = kArchived;
+  const Json members = team.members;
+  const Json leader = OrNull(team.leader);
+  team.members = Json::array();
+  team.leader.reset();
+  team.status = kArchived;
   RETURN_IF_ERROR(StoreTeam(ctx, team));
-  const std::string path = Str(team, "worktree_path");
+  const std::string path = team.worktree_path;
   RETURN_IF_ERROR(AppendTeamEvent(ctx, team, "team.disbanded",
                                   "disbanded" + (given.empty() ? "" : ": " + given) + "; " +
                                       std::to_string(returned.size()) +
@@ -677,7 +665,7 @@ Result<Json> DisbandTeam(OpContext& ctx, const Json& in) {
                                    {"returned_tasks", returned},
                                    {"worktree_kept", path},
                                    {"reason", given}}));
-  ASSIGN_OR_RETURN(Json archived, LoadTeam(ctx.txn, name));
+  ASSIGN_OR_RETURN(Json archived, AnswerTeam(ctx.txn, name));
   return Json{{"team", archived},
               {"returned_tasks", returned},
               {"worktree_kept", path},

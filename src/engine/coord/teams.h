@@ -56,6 +56,7 @@
 #include <string>
 
 #include "engine/ledger/op_context.h"
+#include "model/team.h"
 
 namespace baton {
 
@@ -117,8 +118,8 @@ Result<Json> SetTeamStatus(OpContext& ctx, const Json& in);
 // in: {name, reason?}. Returns {team, returned_tasks, worktree_kept, note}.
 Result<Json> DisbandTeam(OpContext& ctx, const Json& in);
 
-// The team as JSON; NotFound naming it.
-Result<Json> LoadTeam(Txn& txn, const std::string& name);
+// The team; NotFound naming it.
+Result<Team> LoadTeam(Txn& txn, const std::string& name);
 
 }  // namespace baton
 

@@ -11,30 +11,30 @@ constexpr char kBoardColumns[] =
     "id, name, project_id, description, template, columns, config, version, created_at, "
     "updated_at";
 
-BoardRow BoardFromRow(const Row& r) {
-  return BoardRow{.id = r.Str(0),
-                  .name = r.Str(1),
-                  .project_id = TextOrNone(r, 2),
-                  .description = r.Str(3),
-                  .template_name = TextOrNone(r, 4),
-                  .columns = JsonOr(r, 5, Json::array()),
-                  .config = JsonOr(r, 6, Json::object()),
-                  .version = r.Int(7),
-                  .created_at = r.Str(8),
-                  .updated_at = r.Str(9)};
+Board BoardFromRow(const Row& r) {
+  return Board{.id = r.Str(0),
+               .name = r.Str(1),
+               .project_id = TextOrNone(r, 2),
+               .description = r.Str(3),
+               .template_name = TextOrNone(r, 4),
+               .columns = JsonOr(r, 5, Json::array()),
+               .config = JsonOr(r, 6, Json::object()),
+               .version = r.Int(7),
+               .created_at = r.Str(8),
+               .updated_at = r.Str(9)};
 }
 
 }  // namespace
 
-Result<BoardRow> LoadBoardRow(Txn& txn, const std::string& id) {
+Result<Board> LoadBoardRow(Txn& txn, const std::string& id) {
   ASSIGN_OR_RETURN(
       Row row, txn.QueryOne(std::string("SELECT ") + kBoardColumns + " FROM boards WHERE id = ?",
                             {SqlText(id)}, "board " + id));
   return BoardFromRow(row);
 }
 
-Result<std::vector<BoardRow>> FindBoardRows(Txn& txn, const std::string& key,
-                                            const std::optional<std::string>& project_key) {
+Result<std::vector<Board>> FindBoardRows(Txn& txn, const std::string& key,
+                                         const std::optional<std::string>& project_key) {
   std::string sql =
       std::string("SELECT ") + kBoardColumns + " FROM boards WHERE (id = ? OR name = ?)";
   std::vector<SqlValue> params = {SqlText(key), SqlText(key)};
@@ -43,7 +43,7 @@ Result<std::vector<BoardRow>> FindBoardRows(Txn& txn, const std::string& key,
     params.push_back(SqlText(*project_key));
   }
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql + " ORDER BY project_key", params));
-  std::vector<BoardRow> boards;
+  std::vector<Board> boards;
   boards.reserve(rows.size());
   for (const Row& r : rows) boards.push_back(BoardFromRow(r));
   return boards;

@@ -2,8 +2,8 @@
 //
 // The boards table (engine/coord/boards.h): a named, ordered list of
 // columns, unique by name within a project (project_key: the project id, or
-// '' for none). Read as BoardRow; JSON remains where the row holds JSON:
-// "columns" and "config". The cards on a board are tasks
+// '' for none). Read as a Board (model/board.h); JSON remains where the
+// row holds JSON: "columns" and "config". The cards on a board are tasks
 // (task_table.h ListBoardCards). Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_BOARD_TABLE_H_
@@ -14,31 +14,19 @@
 #include <string>
 #include <vector>
 
+#include "model/board.h"
 #include "store/store.h"
 #include "util/json_util.h"
 
 namespace baton {
 
-struct BoardRow {
-  std::string id;
-  std::string name;
-  std::optional<std::string> project_id;
-  std::string description;
-  std::optional<std::string> template_name;
-  Json columns = Json::array();
-  Json config = Json::object();
-  int64_t version = 0;
-  std::string created_at;
-  std::string updated_at;
-};
-
 // NotFound "board <id>" when there is none.
-Result<BoardRow> LoadBoardRow(Txn& txn, const std::string& id);
+Result<Board> LoadBoardRow(Txn& txn, const std::string& id);
 
 // The boards whose id or name is "key" (only in "project_key" when given),
 // by project_key.
-Result<std::vector<BoardRow>> FindBoardRows(Txn& txn, const std::string& key,
-                                            const std::optional<std::string>& project_key);
+Result<std::vector<Board>> FindBoardRows(Txn& txn, const std::string& key,
+                                         const std::optional<std::string>& project_key);
 
 // The id of the board named "name" in "project_key" ('' for none), if any.
 Result<std::optional<std::string>> FindBoardIdByName(Txn& txn, const std::string& project_key,
@@ -47,7 +35,7 @@ Result<std::optional<std::string>> FindBoardIdByName(Txn& txn, const std::string
 // board.list: every board (only those of "project_key" when given), by
 // project_key and name, with how many tasks are on each.
 struct BoardListing {
-  BoardRow board;
+  Board board;
   int64_t task_count = 0;
 };
 Result<std::vector<BoardListing>> ListBoardRows(Txn& txn,

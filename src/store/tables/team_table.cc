@@ -11,35 +11,35 @@ constexpr char kTeamColumns[] =
     "name, project_id, repo, base_branch, branch, worktree_path, leader, members, "
     "wish_run_id, machine, status, meta, version, created_at, updated_at";
 
-TeamRow TeamFromRow(const Row& r) {
-  return TeamRow{.name = r.Str(0),
-                 .project_id = TextOrNone(r, 1),
-                 .repo = r.Str(2),
-                 .base_branch = r.Str(3),
-                 .branch = r.Str(4),
-                 .worktree_path = r.Str(5),
-                 .leader = TextOrNone(r, 6),
-                 .members = JsonOr(r, 7, Json::array()),
-                 .wish_run_id = TextOrNone(r, 8),
-                 .machine = r.Str(9),
-                 .status = r.Str(10),
-                 .meta = JsonOr(r, 11, Json::object()),
-                 .version = r.Int(12),
-                 .created_at = r.Str(13),
-                 .updated_at = r.Str(14)};
+Team TeamFromRow(const Row& r) {
+  return Team{.name = r.Str(0),
+              .project_id = TextOrNone(r, 1),
+              .repo = r.Str(2),
+              .base_branch = r.Str(3),
+              .branch = r.Str(4),
+              .worktree_path = r.Str(5),
+              .leader = TextOrNone(r, 6),
+              .members = JsonOr(r, 7, Json::array()),
+              .wish_run_id = TextOrNone(r, 8),
+              .machine = r.Str(9),
+              .status = r.Str(10),
+              .meta = JsonOr(r, 11, Json::object()),
+              .version = r.Int(12),
+              .created_at = r.Str(13),
+              .updated_at = r.Str(14)};
 }
 
 }  // namespace
 
-Result<std::optional<TeamRow>> FindTeamRow(Txn& txn, const std::string& name) {
+Result<std::optional<Team>> FindTeamRow(Txn& txn, const std::string& name) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
                    txn.Query(std::string("SELECT ") + kTeamColumns + " FROM teams WHERE name = ?",
                              {SqlText(name)}));
-  if (rows.empty()) return std::optional<TeamRow>();
-  return std::optional<TeamRow>(TeamFromRow(rows[0]));
+  if (rows.empty()) return std::optional<Team>();
+  return std::optional<Team>(TeamFromRow(rows[0]));
 }
 
-Result<std::vector<TeamRow>> ListTeamRows(Txn& txn, const TeamFilter& filter) {
+Result<std::vector<Team>> ListTeamRows(Txn& txn, const TeamFilter& filter) {
   std::string sql = std::string("SELECT ") + kTeamColumns + " FROM teams WHERE 1 = 1";
   std::vector<SqlValue> params;
   if (filter.status) {
@@ -51,7 +51,7 @@ Result<std::vector<TeamRow>> ListTeamRows(Txn& txn, const TeamFilter& filter) {
     params.push_back(SqlText(*filter.project_id));
   }
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql + " ORDER BY name", params));
-  std::vector<TeamRow> teams;
+  std::vector<Team> teams;
   teams.reserve(rows.size());
   for (const Row& r : rows) teams.push_back(TeamFromRow(r));
   return teams;

@@ -2,8 +2,8 @@
 //
 // The teams table (engine/coord/teams.h): a named group of agents on one
 // git branch in its own clone, with its members, leader and status under
-// its machine. Read as TeamRow; JSON remains where the row holds JSON:
-// "members" and "meta". Portable SQL.
+// its machine. Read as a Team (model/team.h); JSON remains where the row
+// holds JSON: "members" and "meta". Portable SQL.
 
 #ifndef BATON_SRC_STORE_TABLES_TEAM_TABLE_H_
 #define BATON_SRC_STORE_TABLES_TEAM_TABLE_H_
@@ -13,38 +13,21 @@
 #include <string>
 #include <vector>
 
+#include "model/team.h"
 #include "store/store.h"
 #include "util/json_util.h"
 
 namespace baton {
 
-struct TeamRow {
-  std::string name;
-  std::optional<std::string> project_id;
-  std::string repo;
-  std::string base_branch;
-  std::string branch;
-  std::string worktree_path;
-  std::optional<std::string> leader;
-  Json members = Json::array();  // agent ids
-  std::optional<std::string> wish_run_id;
-  std::string machine;
-  std::string status;
-  Json meta = Json::object();
-  int64_t version = 0;
-  std::string created_at;
-  std::string updated_at;
-};
-
 // Team "name", if there is one.
-Result<std::optional<TeamRow>> FindTeamRow(Txn& txn, const std::string& name);
+Result<std::optional<Team>> FindTeamRow(Txn& txn, const std::string& name);
 
 // team.list: the teams matching every filter that is set, by name.
 struct TeamFilter {
   std::optional<std::string> status;
   std::optional<std::string> project_id;
 };
-Result<std::vector<TeamRow>> ListTeamRows(Txn& txn, const TeamFilter& filter);
+Result<std::vector<Team>> ListTeamRows(Txn& txn, const TeamFilter& filter);
 
 // The status of team "name", if there is one.
 Result<std::optional<std::string>> FindTeamStatus(Txn& txn, const std::string& name);
