@@ -12,7 +12,7 @@ namespace {
 
 namespace s = schema;
 
-Json Run() { return s::Id("the workflow's run id"); }
+Json RunId() { return s::Id("the workflow's run id"); }
 Json Note() { return s::String("why, for the decision and the ledger", 10000); }
 Json Reviewer() { return s::Id("who decides (default: the caller)"); }
 
@@ -51,8 +51,8 @@ OpHandler Versioned(OpHandler handler) {
   return [handler = std::move(handler)](OpContext& ctx, const Json& in) -> Result<Json> {
     if (in.contains("expect_version")) {
       const std::string id = in.at("run").get<std::string>();
-      ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, id));
-      RETURN_IF_ERROR(CheckExpectedVersion(in, "run", id, run["version"].get<int64_t>()));
+      ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, id));
+      RETURN_IF_ERROR(CheckExpectedVersion(in, "run", id, run.version));
     }
     return handler(ctx, in);
   };
@@ -94,7 +94,7 @@ Status AddStartOps(Registry& r) {
       .name = "sinfonia.session",
       .summary = "Start a new session (s-YYYYMMDD-HHMMSS, UTC, unique) for a workflow; its "
                  "active session ends",
-      .input_schema = s::Input({{"run", Run()}}, {"run"}),
+      .input_schema = s::Input({{"run", RunId()}}, {"run"}),
       .output_schema = s::Entity({{"run_id", Str()}, {"session_id", Str()}, {"sessions", Arr()}}),
       .roles = {"human", "coordinator"},
       .mutating = true,
@@ -106,7 +106,7 @@ Status AddStartOps(Registry& r) {
       .name = "sinfonia.current",
       .summary = "The current step (Sinfonia's advanceStep / resumeWorkflow: a pure read); null "
                  "when the workflow is complete",
-      .input_schema = s::Input({{"run", Run()}}, {"run"}),
+      .input_schema = s::Input({{"run", RunId()}}, {"run"}),
       .output_schema = s::Entity({{"run_id", Str()},
                                   {"workflow_status", Str()},
                                   {"current_step_index", Int()},
@@ -119,7 +119,7 @@ Status AddStartOps(Registry& r) {
       .name = "sinfonia.state",
       .summary = "The whole workflow index as data: frontmatter, goal, steps, artifacts, "
                  "decisions, sessions, context",
-      .input_schema = s::Input({{"run", Run()}}, {"run"}),
+      .input_schema = s::Input({{"run", RunId()}}, {"run"}),
       .output_schema = StateOut(),
       .positional = {"run"},
       .handler = SinfoniaState,
@@ -128,7 +128,7 @@ Status AddStartOps(Registry& r) {
       .name = "sinfonia.handoff",
       .summary = "Record a hand-off envelope (id <session>-NNN; body at most 500 words)",
       .input_schema =
-          s::Input({{"run", Run()},
+          s::Input({{"run", RunId()},
                     {"type", s::Enum("the envelope's type (revisions come from approval.reject)",
                                      {"dispatch", "return", "direct"})},
                     {"source", s::Id("the sending persona")},
@@ -153,7 +153,7 @@ Status AddMoveOps(Registry& r) {
       .name = "sinfonia.complete_step",
       .summary = "Complete the current step (idempotent: another index changes nothing); the "
                  "next step becomes current, or the workflow completes after the last",
-      .input_schema = s::Input({{"run", Run()},
+      .input_schema = s::Input({{"run", RunId()},
                                 {"index",
                                  {{"type", "integer"},
                                   {"minimum", 1},
@@ -189,7 +189,7 @@ Status AddMoveOps(Registry& r) {
         .name = a.name,
         .summary = a.summary,
         .input_schema =
-            s::Input({{"run", Run()}, {"note", Note()}, {"reviewer", Reviewer()}}, {"run"}),
+            s::Input({{"run", RunId()}, {"note", Note()}, {"reviewer", Reviewer()}}, {"run"}),
         .output_schema = MoveOut(),
         .roles = {"human", "coordinator"},
         .mutating = true,
@@ -206,7 +206,7 @@ Status AddContinuityOps(Registry& r) {
       .name = "sinfonia.compact",
       .summary = "The compaction summary of a workflow (## Compaction Injection, at most 200 "
                  "words)",
-      .input_schema = s::Input({{"run", Run()}}, {"run"}),
+      .input_schema = s::Input({{"run", RunId()}}, {"run"}),
       .output_schema = s::Entity({{"run_id", Str()}, {"summary", Str()}, {"words", Int()}}),
       .positional = {"run"},
       .handler = SinfoniaCompact,

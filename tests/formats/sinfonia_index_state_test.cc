@@ -36,11 +36,11 @@ RunImage ImageOf(const std::string& location, const std::string& run_id) {
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *std::move(r) : std::vector<Row>();
   };
-  RunImage image = {{"image", 1}, {"run", *LoadRunJson(t, run_id)}};
+  RunImage image = {{"image", 1}, {"run", RunToJson(*LoadRun(t, run_id))}};
   Json tasks = Json::array();
   for (const Row& r : rows("SELECT id FROM tasks WHERE run_id = ? ORDER BY position, "
                            "created_at, id")) {
-    const Json task = *LoadTaskJson(t, r.Str(0));
+    const Json task = TaskToJson(*LoadTask(t, r.Str(0)));
     tasks.push_back(
         {{"ref", task["kind"].get<std::string>() + ":" + task["key"].get<std::string>()},
          {"id", task["id"]},

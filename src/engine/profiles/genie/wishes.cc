@@ -7,13 +7,14 @@
 #include <set>
 
 #include "engine/core/core_services.h"
+#include "engine/core/task_graph.h"
 #include "engine/interchange/imports.h"
 #include "engine/ledger/ledger.h"
-#include "engine/core/task_graph.h"
 #include "formats/genie_format.h"
 #include "model/wish_lint.h"
 #include "model/wish_md.h"
 #include "store/tables/task_dep_table.h"
+#include "store/tables/task_table.h"
 #include "store/tables/wish_table.h"
 #include "util/sha256.h"
 
@@ -31,10 +32,8 @@ struct StoredWish {
 };
 
 struct StoredGroup {
-  std::string task_id;
-  std::string name;
-  std::string status;
-  Json task;
+  Task task;
+  std::string name;  // the task's key
   std::vector<std::string> depends_on;
 };
 
@@ -67,20 +66,19 @@ Result<StoredWish> FindWish(OpContext& ctx, const Json& in) {
 
 // The wish's groups in position order, with their dependencies by name.
 Result<std::vector<StoredGroup>> LoadGroups(OpContext& ctx, const std::string& run_id) {
-  ASSIGN_OR_RETURN(Json listed, ListTasks(ctx, {{"run", run_id}, {"kind", kGroupKind},
-                                                {"limit", 100000}}));
+  ASSIGN_OR_RETURN(std::vector<Task> listed,
+                   ListTaskRows(ctx.txn, {.run_id = run_id, .kind = kGroupKind, .limit = 100000}));
   std::vector<StoredGroup> groups;
-  std::map<std::string, size_t> by_id;
-  for (const Json& task : listed["tasks"]) {
-    if (!task["key"].is_string()) continue;  // a group task made by hand, without a name
-    by_id[task["id"].get<std::string>()] = groups.size();
-    groups.push_back({task["id"].get<std::string>(), task["key"].get<std::string>(),
-                      task["status"].get<std::string>(), task, {}});
+  for (Task& task : listed) {
+    if (!task.key) continue;  // a group task made by hand, without a name
+    std::string name = *task.key;
+    groups.push_back({std::move(task), std::move(name), {}});
   }
   std::sort(groups.begin(), groups.end(), [](const StoredGroup& a, const StoredGroup& b) {
-    return a.task["position"].get<int64_t>() < b.task["position"].get<int64_t>();
+    return a.task.position < b.task.position;
   });
-  for (size_t i = 0; i < groups.size(); ++i) by_id[groups[i].task_id] = i;
+  std::map<std::string, size_t> by_id;
+  for (size_t i = 0; i < groups.size(); ++i) by_id[groups[i].task.id] = i;
   ASSIGN_OR_RETURN(std::vector<GenieGroupDependency> edges,
                    ListGenieGroupDependencies(ctx.txn, run_id, kGroupKind));
   for (const GenieGroupDependency& e : edges) {
@@ -108,7 +106,9 @@ std::vector<std::string> UnmetDependencies(const std::vector<StoredGroup>& group
   std::vector<std::string> unmet;
   for (const std::string& dep : group.depends_on) {
     for (const StoredGroup& g : groups) {
-      if (g.name == dep && g.status != "done") unmet.push_back(dep + " (" + g.status + ")");
+      if (g.name == dep && g.task.status != "done") {
+        unmet.push_back(dep + " (" + g.task.status + ")");
+      }
     }
   }
   return unmet;
@@ -235,15 +235,15 @@ Status RefuseChangedStructure(const std::string& slug, const std::vector<WishGro
 }
 
 // Moves a group and stamps startedAt / completedAt in its meta.
-Status MoveGroup(OpContext& ctx, const Json& task, const std::string& to,
-                 const std::string& reason, const std::string& assignee) {
-  Json meta = task["meta"];
+Status MoveGroup(OpContext& ctx, const Task& task, const std::string& to, const std::string& reason,
+                 const std::string& assignee) {
+  Json meta = task.meta;
   if (to == "in_progress") meta["startedAt"] = ctx.now;
   if (to == "done") meta["completedAt"] = ctx.now;
   if (to == "ready") meta.erase("startedAt");
   TaskAlsoSet also{.meta = std::move(meta)};
   if (!assignee.empty()) also.assignee = assignee;
-  return ChangeTaskStatusJson(ctx, task, to, reason, also);
+  return ChangeTaskStatus(ctx, task, to, reason, also);
 }
 
 }  // namespace
@@ -398,12 +398,12 @@ Result<Json> StartWishGroup(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(std::vector<StoredGroup> groups, LoadGroups(ctx, wish.run_id));
   const std::string name = in.at("group").get<std::string>();
   ASSIGN_OR_RETURN(StoredGroup group, FindGroup(groups, wish.slug, name));
-  if (group.status == "in_progress" || group.status == "done") {
-    const std::string who = group.task["assignee"].is_string()
-                                ? " (assignee " + group.task["assignee"].get<std::string>() + ")"
-                                : std::string();
+  const std::string& status = group.task.status;
+  if (status == "in_progress" || status == "done") {
+    const std::string who =
+        group.task.assignee ? " (assignee " + *group.task.assignee + ")" : std::string();
     return FailedPreconditionError("group: group " + name + " of wish " + wish.slug +
-                                   " is already " + group.status + who);
+                                   " is already " + status + who);
   }
   std::vector<std::string> unmet = UnmetDependencies(groups, group);
   if (!unmet.empty()) {
@@ -422,33 +422,33 @@ Result<Json> CompleteWishGroup(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(std::vector<StoredGroup> groups, LoadGroups(ctx, wish.run_id));
   const std::string name = in.at("group").get<std::string>();
   ASSIGN_OR_RETURN(StoredGroup group, FindGroup(groups, wish.slug, name));
-  if (group.status == "done") {
+  if (group.task.status == "done") {
     ASSIGN_OR_RETURN(Json status, CurrentStatus(ctx, wish));
     status["completed"] = name;
     status["already_done"] = true;
     return status;
   }
-  if (group.status == "blocked") {
+  if (group.task.status == "blocked") {
     std::vector<std::string> unmet = UnmetDependencies(groups, group);
     return Status(StatusCode::kFailedPrecondition,
                   "group: group " + name + " of wish " + wish.slug +
                       " is blocked: unmet dependencies " + Joined(unmet),
                   Json{{"unmet", unmet}});
   }
-  Json task = group.task;
-  if (group.status == "ready") {
+  Task task = group.task;
+  if (task.status == "ready") {
     // Genie #1214: `genie done` on a group nobody started used to no-op and
     // stall the wave. Promote it, naming who finished it.
     const std::string assignee = in.value("assignee", ctx.actor.id);
     RETURN_IF_ERROR(MoveGroup(ctx, task, "in_progress",
                               "auto-promoted from ready on completion", assignee));
-    ASSIGN_OR_RETURN(task, LoadTaskJson(ctx.txn, group.task_id));
+    ASSIGN_OR_RETURN(task, LoadTask(ctx.txn, group.task.id));
   }
   RETURN_IF_ERROR(MoveGroup(ctx, task, "done", in.value("reason", "completed"), ""));
   ASSIGN_OR_RETURN(Json status, CurrentStatus(ctx, wish));
   Json newly_ready = Json::array();
   for (const StoredGroup& g : groups) {
-    if (g.status != "ready" && status["groups"][g.name]["status"] == "ready") {
+    if (g.task.status != "ready" && status["groups"][g.name]["status"] == "ready") {
       newly_ready.push_back(g.name);
     }
   }
@@ -463,9 +463,9 @@ Result<Json> ResetWishGroup(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(std::vector<StoredGroup> groups, LoadGroups(ctx, wish.run_id));
   const std::string name = in.at("group").get<std::string>();
   ASSIGN_OR_RETURN(StoredGroup group, FindGroup(groups, wish.slug, name));
-  if (group.status != "in_progress") {
+  if (group.task.status != "in_progress") {
     return FailedPreconditionError("group: group " + name + " of wish " + wish.slug + " is " +
-                                   group.status + "; only an in_progress group can be reset");
+                                   group.task.status + "; only an in_progress group can be reset");
   }
   RETURN_IF_ERROR(MoveGroup(ctx, group.task, "ready", in.value("reason", "reset"), ""));
   return CurrentStatus(ctx, wish);
@@ -476,7 +476,7 @@ Result<Json> ResetWish(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(std::vector<StoredGroup> groups, LoadGroups(ctx, wish.run_id));
   Json reset = Json::array();
   for (const StoredGroup& g : groups) {
-    if (g.status != "in_progress") continue;
+    if (g.task.status != "in_progress") continue;
     RETURN_IF_ERROR(MoveGroup(ctx, g.task, "ready", in.value("reason", "wish reset"), ""));
     reset.push_back(g.name);
   }

@@ -183,45 +183,44 @@ Result<std::string> StartSession(OpContext& ctx, const std::string& run_id) {
   return id;
 }
 
-Result<Json> CreateSteps(OpContext& ctx, const std::string& run_id, const Plan& plan) {
-  Json first;
+Status CreateSteps(OpContext& ctx, const std::string& run_id, const Plan& plan) {
   int64_t position = 0;
   for (const PlannedStep& s : plan.steps) {
     Json meta = s.meta;
     meta["started_at"] = "";
     meta["completed_at"] = "";
     meta["notes"] = "";
-    ASSIGN_OR_RETURN(Json task, CreateTask(ctx, {{"run", run_id},
-                                                 {"kind", "step"},
-                                                 {"key", s.key},
-                                                 {"title", s.title},
-                                                 {"position", ++position},
-                                                 {"assignee", s.persona},
-                                                 {"meta", meta}}));
-    if (first.is_null()) first = task;
+    RETURN_IF_ERROR(CreateTask(ctx, {{"run", run_id},
+                                     {"kind", "step"},
+                                     {"key", s.key},
+                                     {"title", s.title},
+                                     {"position", ++position},
+                                     {"assignee", s.persona},
+                                     {"meta", meta}})
+                        .status());
   }
-  return first;
+  return Status();
 }
 
-Json StepOut(const Json& task) {
-  const Json& meta = task["meta"];
-  return Json{{"step", task["key"]},
-              {"index", task["position"]},
-              {"title", task["title"]},
-              {"persona", task["assignee"].is_null() ? Json("") : task["assignee"]},
-              {"status", task["status"]},
+Json StepOut(const Task& task) {
+  const Json& meta = task.meta;
+  return Json{{"step", OrNull(task.key)},
+              {"index", task.position},
+              {"title", task.title},
+              {"persona", task.assignee.value_or("")},
+              {"status", task.status},
               {"started_at", meta.value("started_at", "")},
               {"completed_at", meta.value("completed_at", "")},
               {"notes", meta.value("notes", "")},
-              {"attempts", task["attempts"]},
+              {"attempts", task.attempts},
               {"file", meta.value("file", "")},
-              {"task_id", task["id"]}};
+              {"task_id", task.id}};
 }
 
-Result<Json> StepByKey(OpContext& ctx, const std::string& run_id, const std::string& key) {
-  ASSIGN_OR_RETURN(Json steps, LoadSteps(ctx, run_id));
-  for (const Json& s : steps) {
-    if (s["key"] == key) return s;
+Result<Task> StepByKey(OpContext& ctx, const std::string& run_id, const std::string& key) {
+  ASSIGN_OR_RETURN(std::vector<Task> steps, LoadSteps(ctx, run_id));
+  for (Task& s : steps) {
+    if (s.key == key) return std::move(s);
   }
   return NotFoundError("step: run " + run_id + " has no step \"" + key + "\"");
 }
@@ -329,11 +328,13 @@ Result<Json> SinfoniaStart(OpContext& ctx, const Json& in) {
       {"meta", meta}};
   if (in.contains("run")) run_in["id"] = in["run"];
   if (in.contains("project")) run_in["project"] = in["project"];
-  ASSIGN_OR_RETURN(Json run, CreateRun(ctx, run_in));
-  const std::string run_id = run["id"].get<std::string>();
-  ASSIGN_OR_RETURN(Json first, CreateSteps(ctx, run_id, plan));
-  // createWorkflowIndex: the first step is current at index 1.
-  RETURN_IF_ERROR(SetCursor(ctx, run, first, 1));
+  ASSIGN_OR_RETURN(Json created, CreateRun(ctx, run_in));
+  const std::string run_id = created["id"].get<std::string>();
+  RETURN_IF_ERROR(CreateSteps(ctx, run_id, plan));
+  // createWorkflowIndex: the first step is current at index 1 (the new run
+  // has no cursor yet).
+  const std::string first = plan.steps.empty() ? "" : plan.steps.front().key;
+  RETURN_IF_ERROR(SetCursor(ctx, Run{.id = run_id}, first, 1));
   RETURN_IF_ERROR(StartSession(ctx, run_id).status());
   return SinfoniaState(ctx, {{"run", run_id}});
 }
@@ -348,15 +349,15 @@ Result<Json> SinfoniaStartSession(OpContext& ctx, const Json& in) {
 
 Result<Json> SinfoniaCurrent(OpContext& ctx, const Json& in) {
   const std::string run_id = in.at("run").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadWorkflow(ctx.txn, run_id));
-  ASSIGN_OR_RETURN(Json steps, LoadSteps(ctx, run_id));
-  const int64_t index = run["cursor_index"].is_null() ? 0 : run["cursor_index"].get<int64_t>();
+  ASSIGN_OR_RETURN(Run run, LoadWorkflow(ctx.txn, run_id));
+  ASSIGN_OR_RETURN(std::vector<Task> steps, LoadSteps(ctx, run_id));
+  const int64_t index = run.cursor_index.value_or(0);
   Json step;
-  if (run["status"] != "complete" && index >= 1 && index <= static_cast<int64_t>(steps.size())) {
+  if (run.status != "complete" && index >= 1 && index <= static_cast<int64_t>(steps.size())) {
     step = StepOut(steps[index - 1]);
   }
   return Json{{"run_id", run_id},
-              {"workflow_status", run["status"]},
+              {"workflow_status", run.status},
               {"current_step_index", index},
               {"total_steps", steps.size()},
               {"step", step}};
@@ -364,19 +365,20 @@ Result<Json> SinfoniaCurrent(OpContext& ctx, const Json& in) {
 
 Result<Json> SinfoniaHandoff(OpContext& ctx, const Json& in) {
   const std::string run_id = in.at("run").get<std::string>();
-  ASSIGN_OR_RETURN(Json run, LoadWorkflow(ctx.txn, run_id));
-  Json step;
+  ASSIGN_OR_RETURN(Run run, LoadWorkflow(ctx.txn, run_id));
+  std::optional<Task> step;
   if (in.contains("step")) {
     ASSIGN_OR_RETURN(step, StepByKey(ctx, run_id, in["step"].get<std::string>()));
-  } else if (!run["cursor"].is_null()) {
-    ASSIGN_OR_RETURN(step, StepByKey(ctx, run_id, run["cursor"].get<std::string>()));
+  } else if (run.cursor) {
+    ASSIGN_OR_RETURN(step, StepByKey(ctx, run_id, *run.cursor));
   }
   ASSIGN_OR_RETURN(
-      Json h,
+      HandoffRow h,
       RecordHandoff(ctx, run, in.at("type").get<std::string>(), in.at("source").get<std::string>(),
-                    in.at("target").get<std::string>(), in.value("body", ""), step, "body"));
+                    in.at("target").get<std::string>(), in.value("body", ""),
+                    step ? &*step : nullptr, "body"));
   RETURN_IF_ERROR(TouchSession(ctx, run_id));
-  return h;
+  return HandoffToJson(h);
 }
 
 Result<Json> SinfoniaState(OpContext& ctx, const Json& in) {
@@ -389,38 +391,34 @@ Result<Json> SinfoniaState(OpContext& ctx, const Json& in) {
 
 namespace sinfonia_internal {
 
-Result<Json> LoadWorkflow(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(Json run, LoadRunJson(txn, run_id));
-  if (run["profile"] != "sinfonia") {
-    return InvalidArgumentError("run: " + run_id + " has profile " +
-                                run["profile"].get<std::string>() +
+Result<Run> LoadWorkflow(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(Run run, LoadRun(txn, run_id));
+  if (run.profile != "sinfonia") {
+    return InvalidArgumentError("run: " + run_id + " has profile " + run.profile +
                                 "; sinfonia operations need a sinfonia run");
   }
   return run;
 }
 
-Result<Json> LoadSteps(OpContext& ctx, const std::string& run_id) {
+Result<std::vector<Task>> LoadSteps(OpContext& ctx, const std::string& run_id) {
   ASSIGN_OR_RETURN(std::vector<std::string> ids, ListSinfoniaStepIds(ctx.txn, run_id));
-  Json steps = Json::array();
+  std::vector<Task> steps;
+  steps.reserve(ids.size());
   for (const std::string& id : ids) {
-    ASSIGN_OR_RETURN(Json t, LoadTaskJson(ctx.txn, id));
+    ASSIGN_OR_RETURN(Task t, LoadTask(ctx.txn, id));
     steps.push_back(std::move(t));
   }
   return steps;
 }
 
-Status SetCursor(OpContext& ctx, const Json& run, const Json& step, int64_t index) {
-  const std::string key = step.is_null() ? "" : step["key"].get<std::string>();
-  const Json old_key = run["cursor"];
-  const Json old_index = run["cursor_index"];
-  if (old_key == Json(key) && old_index == Json(index)) return Status();
-  const std::string run_id = run["id"].get<std::string>();
-  RETURN_IF_ERROR(SetSinfoniaRunCursor(ctx.txn, run_id, key, index, ctx.now));
-  return AppendEvent(ctx, {.run_id = run_id,
+Status SetCursor(OpContext& ctx, const Run& run, const std::string& key, int64_t index) {
+  if (run.cursor == key && run.cursor_index == index) return Status();
+  RETURN_IF_ERROR(SetSinfoniaRunCursor(ctx.txn, run.id, key, index, ctx.now));
+  return AppendEvent(ctx, {.run_id = run.id,
                            .kind = "sinfonia.cursor",
                            .summary = "current step " + key + " (" + std::to_string(index) + ")",
-                           .payload = {{"from", old_key},
-                                       {"from_index", old_index},
+                           .payload = {{"from", OrNull(run.cursor)},
+                                       {"from_index", OrNull(run.cursor_index)},
                                        {"to", key},
                                        {"to_index", index}}})
       .status();
@@ -428,24 +426,24 @@ Status SetCursor(OpContext& ctx, const Json& run, const Json& step, int64_t inde
 
 Status MoveWorkflow(OpContext& ctx, const std::string& run_id, const std::string& to,
                     const std::string& reason) {
-  ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, run_id));
-  if (run["status"] == to) {
+  ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, run_id));
+  if (run.status == to) {
     // A self-transition is still checked (complete -> complete is allowed,
     // failed -> failed too), but changes nothing worth an event.
-    ASSIGN_OR_RETURN(const Machine* m, ctx.machines.Get(run["machine"].get<std::string>()));
+    ASSIGN_OR_RETURN(const Machine* m, ctx.machines.Get(run.machine));
     return m->Check(to, to, ctx.transition());
   }
   return SetRunStatus(ctx, {{"id", run_id}, {"status", to}, {"reason", reason}}).status();
 }
 
-Result<Json> MoveStep(OpContext& ctx, const Json& step, const std::string& to,
+Result<Task> MoveStep(OpContext& ctx, const Task& step, const std::string& to,
                       const std::string& reason, const std::string& note) {
-  Json meta = step["meta"];
+  Json meta = step.meta;
   if (to == "in-progress" && meta.value("started_at", "").empty()) meta["started_at"] = ctx.now;
   if (to == "completed") meta["completed_at"] = ctx.now;
   if (!note.empty()) meta["notes"] = note;
-  RETURN_IF_ERROR(ChangeTaskStatusJson(ctx, step, to, reason, {.meta = std::move(meta)}));
-  return LoadTaskJson(ctx.txn, step["id"].get<std::string>());
+  RETURN_IF_ERROR(ChangeTaskStatus(ctx, step, to, reason, {.meta = std::move(meta)}));
+  return LoadTask(ctx.txn, step.id);
 }
 
 Result<std::string> ActiveSession(Txn& txn, const std::string& run_id) {
@@ -456,8 +454,6 @@ Result<std::string> ActiveSession(Txn& txn, const std::string& run_id) {
 Status TouchSession(OpContext& ctx, const std::string& run_id) {
   return TouchActiveSessions(ctx.txn, run_id, ctx.now);
 }
-
-namespace {
 
 Json HandoffToJson(const HandoffRow& h) {
   return Json{{"id", h.id},
@@ -477,26 +473,25 @@ Json HandoffToJson(const HandoffRow& h) {
               {"updated_at", h.updated_at}};
 }
 
-}  // namespace
-
-Result<Json> LoadHandoff(Txn& txn, const std::string& run_id, const std::string& id) {
+Result<HandoffRow> LoadHandoff(Txn& txn, const std::string& run_id, const std::string& id) {
   ASSIGN_OR_RETURN(std::optional<HandoffRow> handoff, LoadSinfoniaHandoff(txn, run_id, id));
   if (!handoff) {
     return NotFoundError("subject: run " + run_id + " has no hand-off \"" + id + "\"");
   }
-  return HandoffToJson(*handoff);
+  return *std::move(handoff);
 }
 
-Result<Json> RecordHandoff(OpContext& ctx, const Json& run, const std::string& type,
-                           const std::string& source, const std::string& target,
-                           const std::string& body, const Json& step, const std::string& field) {
+Result<HandoffRow> RecordHandoff(OpContext& ctx, const Run& run, const std::string& type,
+                                 const std::string& source, const std::string& target,
+                                 const std::string& body, const Task* step,
+                                 const std::string& field) {
   const int words = SinfoniaCountWords(body);
   if (words > kSinfoniaMaxHandoffWords) {
     return InvalidArgumentError(field + ": a hand-off body is at most " +
                                 std::to_string(kSinfoniaMaxHandoffWords) + " words; this one has " +
                                 std::to_string(words));
   }
-  const std::string run_id = run["id"].get<std::string>();
+  const std::string& run_id = run.id;
   ASSIGN_OR_RETURN(std::string session, ActiveSession(ctx.txn, run_id));
   if (session.empty()) {
     return FailedPreconditionError("run: " + run_id + " has no active session; start one");
@@ -507,22 +502,20 @@ Result<Json> RecordHandoff(OpContext& ctx, const Json& run, const std::string& t
   char nnn[24];
   std::snprintf(nnn, sizeof(nnn), "%03lld", static_cast<long long>(sequence));
   const std::string id = session + "-" + nnn;
-  const std::string step_key = step.is_null() ? "" : step["key"].get<std::string>();
+  const std::string step_key = step == nullptr ? "" : step->key.value_or("");
   const Json meta = {{"word_count", words}, {"step", step_key}};
   RETURN_IF_ERROR(InsertSinfoniaHandoff(
-      ctx.txn,
-      {.id = id,
-       .run_id = run_id,
-       .session_id = session,
-       .sequence = sequence,
-       .source = source,
-       .target = target,
-       .type = type,
-       .step_id = step.is_null() ? std::nullopt
-                                 : std::optional<std::string>(step["id"].get<std::string>()),
-       .body = body,
-       .meta = meta,
-       .created_at = ctx.now}));
+      ctx.txn, {.id = id,
+                .run_id = run_id,
+                .session_id = session,
+                .sequence = sequence,
+                .source = source,
+                .target = target,
+                .type = type,
+                .step_id = step == nullptr ? std::nullopt : std::optional<std::string>(step->id),
+                .body = body,
+                .meta = meta,
+                .created_at = ctx.now}));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                     .kind = "sinfonia.handoff",
                                     .summary = type + " " + id + ": " + source + " -> " + target,

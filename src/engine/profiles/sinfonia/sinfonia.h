@@ -34,6 +34,9 @@
 #include <vector>
 
 #include "engine/ledger/op_context.h"
+#include "model/run.h"
+#include "model/task.h"
+#include "store/tables/handoff_table.h"
 
 namespace baton {
 
@@ -97,29 +100,36 @@ Result<Json> SinfoniaResume(OpContext& ctx, const Json& in);
 namespace sinfonia_internal {
 
 // The run, or InvalidArgument when it is not a sinfonia run.
-Result<Json> LoadWorkflow(Txn& txn, const std::string& run_id);
-// The run's steps in order, as tasks (LoadTask's JSON).
-Result<Json> LoadSteps(OpContext& ctx, const std::string& run_id);
-// Writes cursor and cursor_index, bumps the run's version, appends
-// "sinfonia.cursor" when they changed.
-Status SetCursor(OpContext& ctx, const Json& run, const Json& step, int64_t index);
+Result<Run> LoadWorkflow(Txn& txn, const std::string& run_id);
+// The run's steps in order.
+Result<std::vector<Task>> LoadSteps(OpContext& ctx, const std::string& run_id);
+// Writes the cursor "key" ("" for none) at "index" into "run" as loaded,
+// bumps its version, appends "sinfonia.cursor" when they changed.
+Status SetCursor(OpContext& ctx, const Run& run, const std::string& key, int64_t index);
 // Moves the run through its machine (SetRunStatus); nothing when already there.
 Status MoveWorkflow(OpContext& ctx, const std::string& run_id, const std::string& to,
                     const std::string& reason);
 // Moves a step through sinfonia.step, stamping started_at (to in-progress),
-// completed_at (to completed) and "note" into its meta notes.
-Result<Json> MoveStep(OpContext& ctx, const Json& step, const std::string& to,
+// completed_at (to completed) and "note" into its meta notes. Returns the
+// step as stored after the move.
+Result<Task> MoveStep(OpContext& ctx, const Task& step, const std::string& to,
                       const std::string& reason, const std::string& note = "");
 // Records an envelope inside the transaction: sequence = max + 1 for the run,
-// id = "<active session>-NNN". InvalidArgument over 500 words.
-Result<Json> RecordHandoff(OpContext& ctx, const Json& run, const std::string& type,
-                           const std::string& source, const std::string& target,
-                           const std::string& body, const Json& step, const std::string& field);
+// id = "<active session>-NNN", for "step" (none when null). InvalidArgument
+// over 500 words, naming "field".
+Result<HandoffRow> RecordHandoff(OpContext& ctx, const Run& run, const std::string& type,
+                                 const std::string& source, const std::string& target,
+                                 const std::string& body, const Task* step,
+                                 const std::string& field);
 // The run's active session id ("" when none), and a touch of its
 // last_active_at.
 Result<std::string> ActiveSession(Txn& txn, const std::string& run_id);
 Status TouchSession(OpContext& ctx, const std::string& run_id);
-Result<Json> LoadHandoff(Txn& txn, const std::string& run_id, const std::string& id);
+// Run "run_id"'s hand-off "id"; NotFound naming it.
+Result<HandoffRow> LoadHandoff(Txn& txn, const std::string& run_id, const std::string& id);
+// A hand-off as the operations answer it: its row, with "step" and
+// "word_count" from its meta.
+Json HandoffToJson(const HandoffRow& handoff);
 
 }  // namespace sinfonia_internal
 

@@ -6,11 +6,12 @@
 
 #include "engine/core/approvals.h"
 #include "engine/core/core_services.h"
-#include "engine/ledger/ledger.h"
 #include "engine/core/questions.h"
+#include "engine/ledger/ledger.h"
 #include "engine/profiles/sinfonia/sinfonia.h"
 #include "store/tables/handoff_table.h"
 #include "store/tables/task_table.h"
+#include "util/json_or_null.h"
 
 namespace baton {
 namespace {
@@ -19,29 +20,29 @@ using namespace sinfonia_internal;
 
 // Where a workflow stands: the run, its steps and the current one.
 struct Position {
-  Json run;
-  Json steps;
+  Run run;
+  std::vector<Task> steps;
   int64_t index = 0;  // cursor_index, 1-based
   int64_t total = 0;
-  Json step;  // steps[index - 1], or null when out of range
+  std::optional<Task> step;  // steps[index - 1], or none when out of range
 
-  std::string run_id() const { return run["id"].get<std::string>(); }
-  std::string status() const { return run["status"].get<std::string>(); }
-  std::string key() const { return step.is_null() ? "" : step["key"].get<std::string>(); }
+  const std::string& run_id() const { return run.id; }
+  const std::string& status() const { return run.status; }
+  std::string key() const { return step ? step->key.value_or("") : ""; }
 };
 
 Result<Position> LoadPosition(OpContext& ctx, const std::string& run_id) {
   Position p;
   ASSIGN_OR_RETURN(p.run, LoadWorkflow(ctx.txn, run_id));
   ASSIGN_OR_RETURN(p.steps, LoadSteps(ctx, run_id));
-  p.index = p.run["cursor_index"].is_null() ? 0 : p.run["cursor_index"].get<int64_t>();
+  p.index = p.run.cursor_index.value_or(0);
   p.total = static_cast<int64_t>(p.steps.size());
   if (p.index >= 1 && p.index <= p.total) p.step = p.steps[p.index - 1];
   return p;
 }
 
 Status RequireCurrentStep(const Position& p) {
-  if (!p.step.is_null()) return Status();
+  if (p.step) return Status();
   return FailedPreconditionError("run: " + p.run_id() + " has no current step (index " +
                                  std::to_string(p.index) + " of " + std::to_string(p.total) + ")");
 }
@@ -54,8 +55,8 @@ Result<Json> StateWith(OpContext& ctx, const std::string& run_id, Json extra) {
 }
 
 // Brings the current step to in-progress (from pending, blocked or failed).
-Result<Json> StartStep(OpContext& ctx, Json step, const std::string& reason) {
-  if (step["status"] == "in-progress") return step;
+Result<Task> StartStep(OpContext& ctx, const Task& step, const std::string& reason) {
+  if (step.status == "in-progress") return step;
   return MoveStep(ctx, step, "in-progress", reason);
 }
 
@@ -66,7 +67,7 @@ Result<Json> StartStep(OpContext& ctx, Json step, const std::string& reason) {
 Status Advance(OpContext& ctx, const Position& p, const std::string& reason,
                const std::string& note, bool skip) {
   RETURN_IF_ERROR(RequireCurrentStep(p));
-  const std::string status = p.status();
+  const std::string& status = p.status();
   if (status == "failed") {
     return FailedPreconditionError("run: workflow " + p.run_id() +
                                    " failed (aborted); sinfonia.retry brings it back first");
@@ -76,9 +77,9 @@ Status Advance(OpContext& ctx, const Position& p, const std::string& reason,
   if (status == "created" || status == "blocked") {
     RETURN_IF_ERROR(MoveWorkflow(ctx, p.run_id(), "in-progress", reason));
   }
-  Json step = p.step;
+  Task step = *p.step;
   // The step machine lets a skip take pending -> completed directly.
-  if (!(skip && step["status"] == "pending")) {
+  if (!(skip && step.status == "pending")) {
     ASSIGN_OR_RETURN(step, StartStep(ctx, step, reason));
   }
   RETURN_IF_ERROR(MoveStep(ctx, step, "completed", reason, note).status());
@@ -86,35 +87,34 @@ Status Advance(OpContext& ctx, const Position& p, const std::string& reason,
     RETURN_IF_ERROR(MoveWorkflow(ctx, p.run_id(), "complete", reason));
   } else {
     RETURN_IF_ERROR(MoveWorkflow(ctx, p.run_id(), "in-progress", reason));
-    const Json& next = p.steps[p.index];
+    const Task& next = p.steps[p.index];
     RETURN_IF_ERROR(StartStep(ctx, next, reason).status());
-    ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, p.run_id()));
-    RETURN_IF_ERROR(SetCursor(ctx, run, next, p.index + 1));
+    ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, p.run_id()));
+    RETURN_IF_ERROR(SetCursor(ctx, run, next.key.value_or(""), p.index + 1));
   }
   return TouchSession(ctx, p.run_id());
 }
 
 // Stamps Sinfonia's approval fields on a reviewed envelope.
-Status StampHandoff(OpContext& ctx, const Json& handoff, const std::string& status,
+Status StampHandoff(OpContext& ctx, const HandoffRow& handoff, const std::string& status,
                     const std::string& decision, const std::string& reviewer) {
-  Json meta = handoff["meta"];
+  Json meta = handoff.meta;
   meta["approval"] = decision;
   meta["approved_by"] = reviewer;
   meta["approved_at"] = ctx.now;
-  return StampSinfoniaHandoff(ctx.txn, handoff["id"].get<std::string>(), status, meta, ctx.now);
+  return StampSinfoniaHandoff(ctx.txn, handoff.id, status, meta, ctx.now);
 }
 
-std::string RevisionBody(const Json& step, const std::string& note) {
-  return "## Revision Required\n" + step["key"].get<std::string>() + ": " +
-         step["title"].get<std::string>() + "\n\n## Feedback\n" +
-         (note.empty() ? std::string("Rejected by reviewer") : note) +
+std::string RevisionBody(const Task& step, const std::string& note) {
+  return "## Revision Required\n" + step.key.value_or("") + ": " + step.title +
+         "\n\n## Feedback\n" + (note.empty() ? std::string("Rejected by reviewer") : note) +
          "\n\n## Next Steps\nAddress the feedback and send a new return envelope.";
 }
 
 // The subject of an approval: its step, and the envelope when it is one.
 struct Subject {
-  Json step;
-  Json handoff;  // null for a step subject
+  Task step;
+  std::optional<HandoffRow> handoff;  // none for a step subject
 };
 
 Result<Subject> ResolveSubject(OpContext& ctx, const Position& p, const DecisionInput& in) {
@@ -122,7 +122,7 @@ Result<Subject> ResolveSubject(OpContext& ctx, const Position& p, const Decision
   std::string key = in.subject;
   if (in.subject_kind == "handoff") {
     ASSIGN_OR_RETURN(s.handoff, LoadHandoff(ctx.txn, p.run_id(), in.subject));
-    key = s.handoff["step"].get<std::string>();
+    key = s.handoff->meta.value("step", "");
     if (key.empty()) key = p.key();
   } else if (in.subject_kind != "step") {
     return InvalidArgumentError(
@@ -130,12 +130,14 @@ Result<Subject> ResolveSubject(OpContext& ctx, const Position& p, const Decision
         "\"handoff\", not a " +
         in.subject_kind);
   }
-  for (const Json& step : p.steps) {
-    if (step["key"] == key) s.step = step;
+  const Task* found = nullptr;
+  for (const Task& step : p.steps) {
+    if (step.key == key) found = &step;
   }
-  if (s.step.is_null()) {
+  if (found == nullptr) {
     return NotFoundError("subject: run " + p.run_id() + " has no step \"" + key + "\"");
   }
+  s.step = *found;
   return s;
 }
 
@@ -148,8 +150,8 @@ Status CheckDecidable(const Position& p, const Subject& s) {
     return FailedPreconditionError("run: workflow " + p.run_id() +
                                    " failed (aborted); sinfonia.retry brings it back first");
   }
-  if (s.step["key"] != p.key()) {
-    return FailedPreconditionError("subject: step " + s.step["key"].get<std::string>() +
+  if (s.step.key != p.key()) {
+    return FailedPreconditionError("subject: step " + s.step.key.value_or("") +
                                    " is not the current step (" + p.key() + ", index " +
                                    std::to_string(p.index) + ")");
   }
@@ -158,24 +160,19 @@ Status CheckDecidable(const Position& p, const Subject& s) {
 
 // reject: the workflow and the step are blocked, and a revision envelope goes
 // back to whoever produced the work. Returns the revision.
-Result<Json> Reject(OpContext& ctx, const Position& p, const Subject& s, const DecisionInput& in,
-                    const std::string& reviewer) {
+Result<HandoffRow> Reject(OpContext& ctx, const Position& p, const Subject& s,
+                          const DecisionInput& in, const std::string& reviewer) {
   const std::string reason = "rejected by " + reviewer + (in.note.empty() ? "" : ": " + in.note);
   RETURN_IF_ERROR(MoveWorkflow(ctx, p.run_id(), "blocked", reason));
-  if (s.step["status"] != "blocked") {
+  if (s.step.status != "blocked") {
     RETURN_IF_ERROR(MoveStep(ctx, s.step, "blocked", reason, "rejected: " + in.note).status());
   }
-  const std::string producer = s.handoff.is_null() ? s.step["assignee"].is_null()
-                                                         ? std::string("maestro")
-                                                         : s.step["assignee"].get<std::string>()
-                                                   : s.handoff["source"].get<std::string>();
-  const std::string sender =
-      s.handoff.is_null() ? std::string("maestro") : s.handoff["target"].get<std::string>();
-  ASSIGN_OR_RETURN(Json revision, RecordHandoff(ctx, p.run, "revision", sender, producer,
-                                                RevisionBody(s.step, in.note), s.step, "note"));
-  if (!s.handoff.is_null()) {
-    RETURN_IF_ERROR(StampHandoff(ctx, s.handoff, "blocked", "reject", reviewer));
-  }
+  const std::string producer = s.handoff ? s.handoff->source : s.step.assignee.value_or("maestro");
+  const std::string sender = s.handoff ? s.handoff->target : "maestro";
+  ASSIGN_OR_RETURN(HandoffRow revision,
+                   RecordHandoff(ctx, p.run, "revision", sender, producer,
+                                 RevisionBody(s.step, in.note), &s.step, "note"));
+  if (s.handoff) RETURN_IF_ERROR(StampHandoff(ctx, *s.handoff, "blocked", "reject", reviewer));
   RETURN_IF_ERROR(TouchSession(ctx, p.run_id()));
   return revision;
 }
@@ -238,24 +235,25 @@ Result<Json> SinfoniaApplyApproval(OpContext& ctx, const Run& run, const Decisio
   Json revision;
   if (in.decision == "approve") {
     RETURN_IF_ERROR(Advance(ctx, p, "approved by " + reviewer, in.note, /*skip=*/false));
-    if (!s.handoff.is_null()) {
-      RETURN_IF_ERROR(StampHandoff(ctx, s.handoff, "completed", "approve", reviewer));
+    if (s.handoff) {
+      RETURN_IF_ERROR(StampHandoff(ctx, *s.handoff, "completed", "approve", reviewer));
     }
     d.meta["outcome"] = "advanced";
   } else {
     RETURN_IF_ERROR(CheckNoOpenQuestion(ctx.txn, p.run_id()));
-    ASSIGN_OR_RETURN(revision, Reject(ctx, p, s, in, reviewer));
+    ASSIGN_OR_RETURN(HandoffRow sent, Reject(ctx, p, s, in, reviewer));
+    revision = HandoffToJson(sent);
     d.meta["outcome"] = "revision-sent";
-    d.meta["revision_handoff"] = revision["id"];
+    d.meta["revision_handoff"] = sent.id;
   }
   // One decision, one row and one ledger event (Sinfonia wrote "rejected"
   // from the coordinator and "reject" from the approval module).
   ASSIGN_OR_RETURN(Json decision, RecordDecision(ctx, d));
-  ASSIGN_OR_RETURN(Json after, LoadRunJson(ctx.txn, p.run_id()));
+  ASSIGN_OR_RETURN(Run after, LoadRun(ctx.txn, p.run_id()));
   decision["outcome"] = d.meta["outcome"];
-  decision["workflow_status"] = after["status"];
-  decision["current_step"] = after["cursor"];
-  decision["current_step_index"] = after["cursor_index"];
+  decision["workflow_status"] = after.status;
+  decision["current_step"] = OrNull(after.cursor);
+  decision["current_step_index"] = OrNull(after.cursor_index);
   decision["revision_handoff"] = revision;
   return decision;
 }
@@ -266,23 +264,23 @@ Result<Json> SinfoniaRetry(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(CheckNoOpenQuestion(ctx.txn, p.run_id()));
   const std::string note = in.value("note", "");
   RETURN_IF_ERROR(MoveWorkflow(ctx, p.run_id(), "in-progress", "retry: " + note));
-  ASSIGN_OR_RETURN(Json step, StartStep(ctx, p.step, "retry"));
-  RETURN_IF_ERROR(CountSinfoniaStepAttempt(ctx.txn, step["id"].get<std::string>(), ctx.now));
+  ASSIGN_OR_RETURN(Task step, StartStep(ctx, *p.step, "retry"));
+  RETURN_IF_ERROR(CountSinfoniaStepAttempt(ctx.txn, step.id, ctx.now));
   // handleFailure('retry'): the step is dispatched again with the failure
   // notes appended to its context.
-  const std::string persona =
-      step["assignee"].is_null() ? "maestro" : step["assignee"].get<std::string>();
+  const std::string persona = step.assignee.value_or("maestro");
   const std::string body =
-      "## Task\n" + step["title"].get<std::string>() + " (step " + std::to_string(p.index) +
-      " of " + std::to_string(p.total) +
-      ")\n\n## Context\nGoal: " + FirstWords(p.run["meta"].value("goal", ""), 35) +
+      "## Task\n" + step.title + " (step " + std::to_string(p.index) + " of " +
+      std::to_string(p.total) +
+      ")\n\n## Context\nGoal: " + FirstWords(p.run.meta.value("goal", ""), 35) +
       "\n\n## Previous Attempt Failure Notes\n" + (note.empty() ? "none given" : note);
-  ASSIGN_OR_RETURN(Json dispatch,
-                   RecordHandoff(ctx, p.run, "dispatch", "maestro", persona, body, step, "note"));
-  ASSIGN_OR_RETURN(Json decision, Decide(ctx, p, "retry", in, {{"handoff", dispatch["id"]}}));
+  ASSIGN_OR_RETURN(HandoffRow dispatch,
+                   RecordHandoff(ctx, p.run, "dispatch", "maestro", persona, body, &step, "note"));
+  ASSIGN_OR_RETURN(Json decision, Decide(ctx, p, "retry", in, {{"handoff", dispatch.id}}));
   RETURN_IF_ERROR(TouchSession(ctx, p.run_id()));
-  return StateWith(ctx, p.run_id(),
-                   {{"changed", true}, {"decision", decision}, {"handoff", dispatch}});
+  return StateWith(
+      ctx, p.run_id(),
+      {{"changed", true}, {"decision", decision}, {"handoff", HandoffToJson(dispatch)}});
 }
 
 Result<Json> SinfoniaSkip(OpContext& ctx, const Json& in) {
@@ -309,8 +307,8 @@ Result<Json> SinfoniaAbort(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(CheckNoOpenQuestion(ctx.txn, p.run_id()));
   const std::string note = in.value("note", "");
   RETURN_IF_ERROR(MoveWorkflow(ctx, p.run_id(), "failed", "aborted: " + note));
-  if (!p.step.is_null() && p.step["status"] == "in-progress") {
-    RETURN_IF_ERROR(MoveStep(ctx, p.step, "failed", "aborted", "aborted: " + note).status());
+  if (p.step && p.step->status == "in-progress") {
+    RETURN_IF_ERROR(MoveStep(ctx, *p.step, "failed", "aborted", "aborted: " + note).status());
   }
   ASSIGN_OR_RETURN(Json decision, Decide(ctx, p, "aborted", in, Json::object()));
   RETURN_IF_ERROR(TouchSession(ctx, p.run_id()));

@@ -145,11 +145,11 @@ Json Report(const std::string& status, const std::string& run_id, const Json& st
 // coordinator's call: for any other caller ("apply" false) the lag is only
 // described, and the resume reports it as an inconsistency.
 Result<std::string> RecoverLag(OpContext& ctx, const std::string& run_id, bool apply) {
-  ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, run_id));
-  if (run["status"] != "created" && run["status"] != "in-progress") return std::string();
+  ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, run_id));
+  if (run.status != "created" && run.status != "in-progress") return std::string();
   ASSIGN_OR_RETURN(std::optional<SinfoniaStepHandoff> furthest,
                    FurthestSinfoniaStepHandoff(ctx.txn, run_id));
-  const int64_t index = run["cursor_index"].is_null() ? 0 : run["cursor_index"].get<int64_t>();
+  const int64_t index = run.cursor_index.value_or(0);
   if (!furthest || furthest->step_position <= index) return std::string();
   const std::string handoff = furthest->id;
   const int64_t target = furthest->step_position;
@@ -158,24 +158,24 @@ Result<std::string> RecoverLag(OpContext& ctx, const std::string& run_id, bool a
            " but the cursor is at " + std::to_string(index) +
            "; only a human or the coordinator may advance it (sinfonia resume)";
   }
-  ASSIGN_OR_RETURN(Json steps, LoadSteps(ctx, run_id));
-  if (run["status"] == "created") {
+  ASSIGN_OR_RETURN(std::vector<Task> steps, LoadSteps(ctx, run_id));
+  if (run.status == "created") {
     RETURN_IF_ERROR(MoveWorkflow(ctx, run_id, "in-progress", "recovered from " + handoff));
   }
   const std::string note = "recovered: passed by hand-off " + handoff;
   for (int64_t i = std::max<int64_t>(index, 1); i < target; ++i) {
-    Json step = steps[i - 1];
-    if (step["status"] == "completed") continue;
-    if (step["status"] != "in-progress") {
+    Task step = steps.at(i - 1);
+    if (step.status == "completed") continue;
+    if (step.status != "in-progress") {
       ASSIGN_OR_RETURN(step, MoveStep(ctx, step, "in-progress", note));
     }
     RETURN_IF_ERROR(MoveStep(ctx, step, "completed", note, note).status());
   }
-  const Json& next = steps[target - 1];
-  if (next["status"] != "in-progress") {
+  const Task& next = steps.at(target - 1);
+  if (next.status != "in-progress") {
     RETURN_IF_ERROR(MoveStep(ctx, next, "in-progress", note).status());
   }
-  RETURN_IF_ERROR(SetCursor(ctx, run, next, target));
+  RETURN_IF_ERROR(SetCursor(ctx, run, next.key.value_or(""), target));
   RETURN_IF_ERROR(
       AppendEvent(
           ctx, {.run_id = run_id,
@@ -185,8 +185,7 @@ Result<std::string> RecoverLag(OpContext& ctx, const std::string& run_id, bool a
                 .payload = {{"from_index", index}, {"to_index", target}, {"handoff_id", handoff}}})
           .status());
   return "stored cursor (index " + std::to_string(index) + ") lagged hand-off " + handoff +
-         "; advanced to " + next["key"].get<std::string>() + " (index " + std::to_string(target) +
-         ")";
+         "; advanced to " + next.key.value_or("") + " (index " + std::to_string(target) + ")";
 }
 
 }  // namespace
@@ -240,8 +239,8 @@ Result<Json> SinfoniaResume(OpContext& ctx, const Json& in) {
     ASSIGN_OR_RETURN(std::optional<std::string> session_run, FindSessionRunId(ctx.txn, session));
     if (session_run) run_id = *session_run;
   }
-  Result<Json> run =
-      run_id.empty() ? Result<Json>(NotFoundError("no run")) : LoadWorkflow(ctx.txn, run_id);
+  Result<Run> run =
+      run_id.empty() ? Result<Run>(NotFoundError("no run")) : LoadWorkflow(ctx.txn, run_id);
   if (!run.ok()) {
     if (run.status().code() != StatusCode::kNotFound) return run.status();
     return Report(
