@@ -36,6 +36,13 @@ struct Run {
 // cursor_index | null, context, meta, version, created_at, updated_at}.
 Json RunToJson(const Run& run);
 
+// A run as an operation answers it (RunToJson's shape), typed again — for
+// those who see a run only through operations (ops/graph_runner.cc). A text
+// or number that is missing or of another type leaves its field empty (an
+// optional one unset); context and meta are taken as they are ({} when
+// missing).
+Run RunFromJson(const Json& answer);
+
 }  // namespace baton
 
 #endif  // BATON_SRC_MODEL_RUN_H_

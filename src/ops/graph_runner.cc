@@ -342,7 +342,7 @@ Result<Json> RunGraph(OpRunner& runner, const Json& in) {
   if (in.contains("id")) {
     Result<Json> shown = runner.CallAsSystem("run.show", {{"id", in["id"]}});
     if (shown.ok()) {
-      const Run existing = RunFromAnswer(*shown);
+      const Run existing = RunFromJson(*shown);
       if (in.contains("context")) {
         return FailedPreconditionError("context: run " + in["id"].get<std::string>() +
                                        " exists, so it is resumed with its own context; fork it "
@@ -395,7 +395,7 @@ Result<Json> RunGraph(OpRunner& runner, const Json& in) {
     }
   }
   ASSIGN_OR_RETURN(Json started, runner.CallAsSystem("graph.start", start));
-  Run run = RunFromAnswer(started);
+  Run run = RunFromJson(started);
   Loop loop{.runner = runner, .def = g.def};
   loop.run_id = run.id;
   loop.token = id["token"].get<std::string>();
@@ -411,7 +411,7 @@ Result<Json> RunGraph(OpRunner& runner, const Json& in) {
 Result<Json> ResumeGraph(OpRunner& runner, const Json& in) {
   const std::string run_id = in.at("id").get<std::string>();
   ASSIGN_OR_RETURN(Json shown, runner.CallAsSystem("run.show", {{"id", run_id}}));
-  const Run run = RunFromAnswer(shown);
+  const Run run = RunFromJson(shown);
   if (run.profile != "graph") {
     return FailedPreconditionError("id: run " + run_id + " is a " + run.profile +
                                    " run, not a graph workflow run");
@@ -450,7 +450,7 @@ Result<Json> ResumeGraph(OpRunner& runner, const Json& in) {
                                                     {"nodes", NodeNames(g.def)},
                                                     {"definition", DefinitionMeta(g)},
                                                     {"ended", ended}}));
-  Run r = RunFromAnswer(taken["run"]);
+  Run r = RunFromJson(taken["run"]);
   if (!taken["took_over"].get<bool>()) {
     return Json{{"run", run_id}, {"status", taken["status"]}, {"cursor", OrNull(r.cursor)},
                 {"seq", OrNull(r.cursor_index)}, {"stopped", "held"}, {"nodes_run", 0},

@@ -587,19 +587,19 @@ TEST(GraphTakeOverTest, OnlyAGoneRunnersGroupsOnThisHostAreEndedBeforeTheTakeOve
               {"meta", {{"graph", {{"runner", alive}, {"processes", {mine, theirs}}}}}}};
   const Json nodes = {"PLAN", "TEST"};
 
-  EXPECT_EQ(EndInterruptedProcesses(RunFromAnswer(run), nodes), Json::array());
+  EXPECT_EQ(EndInterruptedProcesses(RunFromJson(run), nodes), Json::array());
   EXPECT_EQ(kill(pid, 0), 0) << "a live runner's node process was ended";
   run["status"] = "paused";
   run["meta"]["graph"]["runner"]["start"] = -5;  // not a start this pid ever had: gone
   run["meta"]["graph"]["runner"]["pid"] = INT_MAX;
-  EXPECT_EQ(EndInterruptedProcesses(RunFromAnswer(run), nodes), Json::array()) << "only a running run is taken over as interrupted";
+  EXPECT_EQ(EndInterruptedProcesses(RunFromJson(run), nodes), Json::array()) << "only a running run is taken over as interrupted";
   EXPECT_EQ(kill(pid, 0), 0);
 
   run["status"] = "running";
-  EXPECT_EQ(EndInterruptedProcesses(RunFromAnswer(run), Json::array({"PLAN"})), Json::array())
+  EXPECT_EQ(EndInterruptedProcesses(RunFromJson(run), Json::array({"PLAN"})), Json::array())
       << "the take-over refuses a run whose node the definition lost: it ends nothing";
   EXPECT_EQ(kill(pid, 0), 0);
-  const Json ended = EndInterruptedProcesses(RunFromAnswer(run), nodes);
+  const Json ended = EndInterruptedProcesses(RunFromJson(run), nodes);
   ASSERT_EQ(ended.size(), 1u) << ended.dump();
   EXPECT_EQ(ended[0]["pgid"], pid);
   EXPECT_NE(ended[0]["ended"].get<std::string>().find("SIGTERM"), std::string::npos) << ended.dump();

@@ -31,7 +31,9 @@ Result<Json> ShowProject(OpContext& ctx, const Json& in);
 // Resolves a project id or name to its id.
 Result<std::string> ResolveProjectId(Txn& txn, const std::string& id_or_name);
 
-// Runs.
+// Runs. MakeRun creates one from run.create's input and returns it as
+// stored; CreateRun answers it as JSON (RunToJson).
+Result<Run> MakeRun(OpContext& ctx, const Json& in);
 Result<Json> CreateRun(OpContext& ctx, const Json& in);
 Result<Json> ShowRun(OpContext& ctx, const Json& in);
 Result<Json> ListRuns(OpContext& ctx, const Json& in);
@@ -50,7 +52,9 @@ Status StoreRun(OpContext& ctx, const Run& run);
 // for ctx's transition, with the run.status event — for the caller to store.
 Status MoveRunStatus(OpContext& ctx, Run& run, const std::string& to, const std::string& reason);
 
-// Tasks.
+// Tasks. MakeTask creates one from task.create's input and returns it as
+// stored (its readiness evaluated); CreateTask answers it as JSON.
+Result<Task> MakeTask(OpContext& ctx, const Json& in);
 Result<Json> CreateTask(OpContext& ctx, const Json& in);
 Result<Json> ShowTask(OpContext& ctx, const Json& in);
 Result<Json> ListTasks(OpContext& ctx, const Json& in);

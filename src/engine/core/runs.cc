@@ -39,6 +39,11 @@ Status StoreRunJson(OpContext& ctx, const Json& run) {
 }
 
 Result<Json> CreateRun(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Run run, MakeRun(ctx, in));
+  return RunToJson(run);
+}
+
+Result<Run> MakeRun(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(const Profile* profile, FindProfile(in.value("profile", "baton")));
   const std::string machine_name = in.value("machine", profile->run_machine);
   Result<const Machine*> machine = ctx.machines.Get(machine_name);
@@ -78,7 +83,7 @@ Result<Json> CreateRun(OpContext& ctx, const Json& in) {
                                                 {"title", title},
                                                 {"project_id", project_id}}})
                       .status());
-  return AnswerRun(ctx.txn, id);
+  return LoadRun(ctx.txn, id);
 }
 
 Result<Json> ShowRun(OpContext& ctx, const Json& in) {

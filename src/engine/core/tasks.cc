@@ -62,6 +62,11 @@ Result<std::vector<Json>> LoadRunTasksJson(Txn& txn, const std::string& run_id) 
 }
 
 Result<Json> CreateTask(OpContext& ctx, const Json& in) {
+  ASSIGN_OR_RETURN(Task task, MakeTask(ctx, in));
+  return TaskToJson(task);
+}
+
+Result<Task> MakeTask(OpContext& ctx, const Json& in) {
   std::optional<Run> run;
   std::string run_id;
   std::string project_id;
@@ -125,7 +130,7 @@ Result<Json> CreateTask(OpContext& ctx, const Json& in) {
                         .WithPrefix("depends_on"));
   }
   RETURN_IF_ERROR(EvaluateReadiness(ctx, id));
-  return AnswerTask(ctx.txn, id);
+  return LoadTask(ctx.txn, id);
 }
 
 Result<Json> ShowTask(OpContext& ctx, const Json& in) {

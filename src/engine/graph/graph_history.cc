@@ -236,8 +236,7 @@ Result<Json> ForkGraphRun(OpContext& ctx, const Json& in) {
                  {"title", in.value("title", parent.title)}};
   if (in.contains("new_id")) create["id"] = in["new_id"];
   if (parent.project_id) create["project"] = *parent.project_id;
-  ASSIGN_OR_RETURN(Json created, CreateRun(ctx, create));
-  Run run = RunFromAnswer(created);
+  ASSIGN_OR_RETURN(Run run, MakeRun(ctx, create));
   const std::string id = run.id;
   run.cursor = next;
   run.cursor_index = seq + 1;

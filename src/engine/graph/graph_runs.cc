@@ -230,38 +230,6 @@ Status BindStateMirror(OpContext& ctx, const std::string& run_id, const std::str
 
 }  // namespace graph_internal
 
-namespace {
-
-std::optional<std::string> OptionalString(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? std::optional(it->get<std::string>()) : std::nullopt;
-}
-
-std::optional<int64_t> OptionalInt(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() ? std::optional(it->get<int64_t>())
-                                                   : std::nullopt;
-}
-
-}  // namespace
-
-Run RunFromAnswer(const Json& answer) {
-  using graph_internal::Str;
-  return Run{.id = Str(answer, "id"),
-             .project_id = OptionalString(answer, "project_id"),
-             .profile = Str(answer, "profile"),
-             .machine = Str(answer, "machine"),
-             .status = Str(answer, "status"),
-             .title = Str(answer, "title"),
-             .cursor = OptionalString(answer, "cursor"),
-             .cursor_index = OptionalInt(answer, "cursor_index"),
-             .context = answer.value("context", Json::object()),
-             .meta = answer.value("meta", Json::object()),
-             .version = OptionalInt(answer, "version").value_or(0),
-             .created_at = Str(answer, "created_at"),
-             .updated_at = Str(answer, "updated_at")};
-}
-
 Json EndInterruptedProcesses(const Run& run, const Json& nodes) {
   Json ended = Json::array();
   const Json g = run.meta.value("graph", Json::object());
@@ -328,8 +296,7 @@ Result<Json> StartGraphRun(OpContext& ctx, const Json& in) {
   for (const char* key : {"id", "project"}) {
     if (in.contains(key)) create[key] = in[key];
   }
-  ASSIGN_OR_RETURN(Json created, CreateRun(ctx, create));
-  Run run = RunFromAnswer(created);
+  ASSIGN_OR_RETURN(Run run, MakeRun(ctx, create));
   const std::string id = run.id;
   const std::string entry = in.at("entry").get<std::string>();
   RETURN_IF_ERROR(MoveStatus(ctx, run, "running", "graph " + in["definition"].value("id", "") + " started"));

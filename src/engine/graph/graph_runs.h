@@ -37,14 +37,6 @@
 
 namespace baton {
 
-// A run as an operation answers it (RunToJson's shape: run.create, run.show,
-// graph.start, graph.take_over's "run"), typed again — for those who see a
-// run only through an operation: the runner, and this room after
-// CreateRun. A text or number that is missing or of another type leaves
-// its field empty (an optional one unset); context and meta are taken as
-// they are ({} when missing).
-Run RunFromAnswer(const Json& answer);
-
 // graph.start: creates the run, its first checkpoint (seq 0, outcome start)
 // and, with "state_dir", its .graph-state mirror; the run is running, owned
 // by "runner".

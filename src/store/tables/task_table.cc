@@ -585,48 +585,19 @@ Status CountSinfoniaStepAttempt(Txn& txn, const std::string& id, const std::stri
       .status();
 }
 
-namespace {
-
-constexpr char kStigmergyItemColumns[] =
-    "id, kind, key, title, status, parent_id, attempts, meta, created_at, machine, run_id";
-
-StigmergyItem StigmergyItemFromRow(const Row& r) {
-  return StigmergyItem{.id = r.Str(0),
-                       .kind = r.Str(1),
-                       .key = r.Str(2),
-                       .title = r.Str(3),
-                       .status = r.Str(4),
-                       .parent_id = TextOrNone(r, 5),
-                       .attempts = r.Int(6),
-                       .meta = JsonOr(r, 7, Json::object()),
-                       .created_at = r.Str(8),
-                       .machine = r.Str(9),
-                       .run_id = r.Str(10)};
+Result<std::vector<Task>> ListStigmergyTasks(Txn& txn, const std::string& run_id,
+                                             const std::string& kind) {
+  const SqlValue params[] = {SqlText(run_id), SqlText(kind)};
+  return QueryTasks(txn, "WHERE run_id = ? AND kind = ? ORDER BY position, key", params);
 }
 
-}  // namespace
-
-Result<std::vector<StigmergyItem>> ListStigmergyItems(Txn& txn, const std::string& run_id,
-                                                      const std::string& kind) {
-  static const std::string kSql =
-      std::string("SELECT ") + kStigmergyItemColumns +
-      " FROM tasks WHERE run_id = ? AND kind = ? ORDER BY position, key";
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(kSql, {SqlText(run_id), SqlText(kind)}));
-  std::vector<StigmergyItem> out;
-  out.reserve(rows.size());
-  for (const Row& r : rows) out.push_back(StigmergyItemFromRow(r));
-  return out;
-}
-
-Result<std::optional<StigmergyItem>> FindStigmergyItem(Txn& txn, const std::string& run_id,
-                                                       const std::string& kind,
-                                                       const std::string& key) {
-  static const std::string kSql = std::string("SELECT ") + kStigmergyItemColumns +
-                                  " FROM tasks WHERE run_id = ? AND kind = ? AND key = ?";
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query(kSql, {SqlText(run_id), SqlText(kind), SqlText(key)}));
-  if (rows.empty()) return std::optional<StigmergyItem>();
-  return std::optional<StigmergyItem>(StigmergyItemFromRow(rows[0]));
+Result<std::optional<Task>> FindStigmergyTask(Txn& txn, const std::string& run_id,
+                                              const std::string& kind, const std::string& key) {
+  const SqlValue params[] = {SqlText(run_id), SqlText(kind), SqlText(key)};
+  ASSIGN_OR_RETURN(std::vector<Task> tasks,
+                   QueryTasks(txn, "WHERE run_id = ? AND kind = ? AND key = ?", params));
+  if (tasks.empty()) return std::optional<Task>();
+  return std::optional<Task>(std::move(tasks[0]));
 }
 
 Result<int64_t> CountOpenStigmergyStories(Txn& txn, const std::string& run_id,
@@ -653,22 +624,6 @@ Status RetitleStigmergyItem(Txn& txn, const std::string& id, const std::string& 
           "WHERE id = ?",
           {SqlText(title), SqlText(now), SqlText(id)})
       .status();
-}
-
-// typed-stigmergy:
-Result<std::vector<Task>> ListStigmergyTasks(Txn& txn, const std::string& run_id,
-                                             const std::string& kind) {
-  const SqlValue params[] = {SqlText(run_id), SqlText(kind)};
-  return QueryTasks(txn, "WHERE run_id = ? AND kind = ? ORDER BY position, key", params);
-}
-
-Result<std::optional<Task>> FindStigmergyTask(Txn& txn, const std::string& run_id,
-                                              const std::string& kind, const std::string& key) {
-  const SqlValue params[] = {SqlText(run_id), SqlText(kind), SqlText(key)};
-  ASSIGN_OR_RETURN(std::vector<Task> tasks,
-                   QueryTasks(txn, "WHERE run_id = ? AND kind = ? AND key = ?", params));
-  if (tasks.empty()) return std::optional<Task>();
-  return std::optional<Task>(std::move(tasks[0]));
 }
 
 }  // namespace baton

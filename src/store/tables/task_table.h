@@ -315,27 +315,13 @@ Result<std::vector<std::string>> ListSinfoniaStepIds(Txn& txn, const std::string
 // A Sinfonia retry counts one more attempt of step "id".
 Status CountSinfoniaStepAttempt(Txn& txn, const std::string& id, const std::string& now);
 
-// A stigmergy item (an epic, story or issue: a task of that kind).
-struct StigmergyItem {
-  std::string id;
-  std::string kind;
-  std::string key;  // "" for NULL
-  std::string title;
-  std::string status;
-  std::optional<std::string> parent_id;
-  int64_t attempts = 0;
-  Json meta;  // {} when NULL or not JSON
-  std::string created_at;
-  std::string machine;
-  std::string run_id;  // "" for NULL
-};
-// Run "run_id"'s items of "kind", by position then key.
-Result<std::vector<StigmergyItem>> ListStigmergyItems(Txn& txn, const std::string& run_id,
-                                                      const std::string& kind);
-// Run "run_id"'s item of "kind" keyed "key", if any.
-Result<std::optional<StigmergyItem>> FindStigmergyItem(Txn& txn, const std::string& run_id,
-                                                       const std::string& kind,
-                                                       const std::string& key);
+// Run "run_id"'s tasks of "kind" (Stigmergy epics, stories or issues), by
+// position then key.
+Result<std::vector<Task>> ListStigmergyTasks(Txn& txn, const std::string& run_id,
+                                             const std::string& kind);
+// Run "run_id"'s task of "kind" keyed "key", if any.
+Result<std::optional<Task>> FindStigmergyTask(Txn& txn, const std::string& run_id,
+                                              const std::string& kind, const std::string& key);
 // How many of epic "epic_id"'s stories in run "run_id" are not COMPLETE.
 Result<int64_t> CountOpenStigmergyStories(Txn& txn, const std::string& run_id,
                                           const std::string& epic_id);
@@ -344,15 +330,6 @@ Result<int64_t> CountStigmergyIssues(Txn& txn, const std::string& run_id);
 // The manifest renames item "id" to "title".
 Status RetitleStigmergyItem(Txn& txn, const std::string& id, const std::string& title,
                             const std::string& now);
-
-// typed-stigmergy:
-// Run "run_id"'s tasks of "kind" (Stigmergy epics, stories or issues), by
-// position then key.
-Result<std::vector<Task>> ListStigmergyTasks(Txn& txn, const std::string& run_id,
-                                             const std::string& kind);
-// Run "run_id"'s task of "kind" keyed "key", if any.
-Result<std::optional<Task>> FindStigmergyTask(Txn& txn, const std::string& run_id,
-                                              const std::string& kind, const std::string& key);
 
 }  // namespace baton
 

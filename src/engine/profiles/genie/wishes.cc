@@ -331,8 +331,8 @@ Result<Json> CreateWish(OpContext& ctx, const Json& in) {
               {"title", src.title.empty() ? "Wish: " + slug : "Wish: " + src.title},
               {"meta", {{"slug", slug}, {"wish_file", src.wish_file}, {"groupsSignature", signature}}}};
   if (!project_key.empty()) run_in["project"] = project_key;
-  ASSIGN_OR_RETURN(Json run, CreateRun(ctx, run_in));
-  const std::string run_id = run["id"].get<std::string>();
+  ASSIGN_OR_RETURN(Run run, MakeRun(ctx, run_in));
+  const std::string run_id = run.id;
   std::map<std::string, std::string> task_ids;
   int64_t position = 0;
   for (const WishGroupSpec* g : TopologicalOrder(src.groups)) {
@@ -342,13 +342,13 @@ Result<Json> CreateWish(OpContext& ctx, const Json& in) {
     auto it = std::find_if(src.groups.begin(), src.groups.end(),
                            [&](const WishGroupSpec& s) { return s.name == g->name; });
     position = it - src.groups.begin();
-    ASSIGN_OR_RETURN(Json task, CreateTask(ctx, {{"run", run_id},
-                                                 {"kind", kGroupKind},
-                                                 {"key", g->name},
-                                                 {"title", title},
-                                                 {"position", position},
-                                                 {"depends_on", deps}}));
-    task_ids[g->name] = task["id"].get<std::string>();
+    ASSIGN_OR_RETURN(Task task, MakeTask(ctx, {{"run", run_id},
+                                                {"kind", kGroupKind},
+                                                {"key", g->name},
+                                                {"title", title},
+                                                {"position", position},
+                                                {"depends_on", deps}}));
+    task_ids[g->name] = task.id;
   }
   RETURN_IF_ERROR(InsertWishRow(ctx.txn, {.project_key = project_key,
                                           .slug = slug,

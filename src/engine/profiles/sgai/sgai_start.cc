@@ -263,9 +263,8 @@ Result<Json> Fresh(OpContext& ctx, const Json& in, const Goal& goal, const SgaiF
   if (old) meta["previousRun"] = old->id;
   Json create = {{"profile", "sgai"}, {"title", TitleOf(goal)}, {"meta", meta}};
   if (!project_id.empty()) create["project"] = project_id;
-  // CreateRun answers the new run as JSON: it is this operation's answer too.
-  ASSIGN_OR_RETURN(Json created, CreateRun(ctx, create));
-  const std::string id = created["id"].get<std::string>();
+  ASSIGN_OR_RETURN(Run created, MakeRun(ctx, create));
+  const std::string& id = created.id;
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = id,
                                     .kind = kStartedKind,
                                     .summary = "started fresh: " + reason,
@@ -276,7 +275,7 @@ Result<Json> Fresh(OpContext& ctx, const Json& in, const Goal& goal, const SgaiF
                                                 {"goal_checksum", goal.doc.body_checksum},
                                                 {"previous_run", previous_run}}})
                       .status());
-  return Json{{"run", created},
+  return Json{{"run", RunToJson(created)},
               {"resumed", false},
               {"reason", reason},
               {"previous_run", previous_run}};

@@ -98,16 +98,6 @@ Status UpdateTodo(OpContext& ctx, const Task& todo, const Json& item, size_t ind
   return MoveTodo(ctx, updated, item.value("status", "pending"), index);
 }
 
-// The new todo as MoveTodo needs it (id, run, machine, status), from
-// CreateTask's answer: core creates tasks as an operation, answering JSON,
-// and the row is not read a second time.
-Task CreatedTodo(const Json& created, const std::string& run_id) {
-  return Task{.id = created.at("id").get<std::string>(),
-              .run_id = run_id,
-              .machine = created.at("machine").get<std::string>(),
-              .status = created.at("status").get<std::string>()};
-}
-
 Status CreateTodo(OpContext& ctx, const std::string& run_id, const std::string& agent, bool project,
                   const Json& item, size_t index) {
   const std::string id = item.at("id").get<std::string>();
@@ -120,8 +110,8 @@ Status CreateTodo(OpContext& ctx, const std::string& run_id, const std::string& 
                  {"position", static_cast<int64_t>(index)},
                  {"meta", {{"todo_id", id}, {"priority", priority}}}};
   if (!project) create["assignee"] = agent;
-  ASSIGN_OR_RETURN(Json created, CreateTask(ctx, create));
-  return MoveTodo(ctx, CreatedTodo(created, run_id), item.value("status", "pending"), index);
+  ASSIGN_OR_RETURN(Task created, MakeTask(ctx, create));
+  return MoveTodo(ctx, created, item.value("status", "pending"), index);
 }
 
 Json TodoJsonList(const std::vector<Task>& todos) {

@@ -328,13 +328,13 @@ Result<Json> SinfoniaStart(OpContext& ctx, const Json& in) {
       {"meta", meta}};
   if (in.contains("run")) run_in["id"] = in["run"];
   if (in.contains("project")) run_in["project"] = in["project"];
-  ASSIGN_OR_RETURN(Json created, CreateRun(ctx, run_in));
-  const std::string run_id = created["id"].get<std::string>();
+  ASSIGN_OR_RETURN(Run created, MakeRun(ctx, run_in));
+  const std::string& run_id = created.id;
   RETURN_IF_ERROR(CreateSteps(ctx, run_id, plan));
   // createWorkflowIndex: the first step is current at index 1 (the new run
   // has no cursor yet).
   const std::string first = plan.steps.empty() ? "" : plan.steps.front().key;
-  RETURN_IF_ERROR(SetCursor(ctx, Run{.id = run_id}, first, 1));
+  RETURN_IF_ERROR(SetCursor(ctx, created, first, 1));
   RETURN_IF_ERROR(StartSession(ctx, run_id).status());
   return SinfoniaState(ctx, {{"run", run_id}});
 }

@@ -51,29 +51,6 @@ Result<Run> LoadProject(Txn& txn, const std::string& id) {
   return run;
 }
 
-// CreateRun answers the run it stored as JSON (RunToJson); this is that run,
-// not read again.
-Run CreatedRun(const Json& answer) {
-  auto text = [&](const char* key) -> std::optional<std::string> {
-    return answer[key].is_string() ? std::optional(answer[key].get<std::string>()) : std::nullopt;
-  };
-  return Run{.id = answer["id"].get<std::string>(),
-             .project_id = text("project_id"),
-             .profile = answer["profile"].get<std::string>(),
-             .machine = answer["machine"].get<std::string>(),
-             .status = answer["status"].get<std::string>(),
-             .title = answer["title"].get<std::string>(),
-             .cursor = text("cursor"),
-             .cursor_index = answer["cursor_index"].is_number()
-                                 ? std::optional(answer["cursor_index"].get<int64_t>())
-                                 : std::nullopt,
-             .context = answer["context"],
-             .meta = answer["meta"],
-             .version = answer["version"].get<int64_t>(),
-             .created_at = answer["created_at"].get<std::string>(),
-             .updated_at = answer["updated_at"].get<std::string>()};
-}
-
 // Changes the project_status of "run" (stored by StoreRun) through the machine.
 Status MoveProject(OpContext& ctx, Run& run, const std::string& to, const std::string& reason) {
   return MoveRunStatus(ctx, run, to, reason).WithPrefix("status");
@@ -297,8 +274,7 @@ Result<Json> StigmergyInit(OpContext& ctx, const Json& in) {
                    {"system_signal", ""}}}};
   if (in.contains("run")) create["id"] = in["run"];
   if (in.contains("project")) create["project"] = in["project"];
-  ASSIGN_OR_RETURN(Json created, CreateRun(ctx, create));
-  Run run = CreatedRun(created);
+  ASSIGN_OR_RETURN(Run run, MakeRun(ctx, create));
   return Finish(ctx, run, {.signal = "INIT", .summary = "Project initialized."});
 }
 
@@ -353,9 +329,9 @@ Result<std::string> UpsertItem(OpContext& ctx, const Run& run, const std::string
                    {"title", title},
                    {"position", position}};
     if (!parent_id.empty()) create["parent"] = parent_id;
-    ASSIGN_OR_RETURN(Json created, CreateTask(ctx, create));
+    ASSIGN_OR_RETURN(Task created, MakeTask(ctx, create));
     changes.push_back(kind + " " + key + " created");
-    return created["id"].get<std::string>();
+    return created.id;
   }
   if (item->title != title) {
     RETURN_IF_ERROR(RetitleStigmergyItem(ctx.txn, item->id, title, ctx.now));
