@@ -37,16 +37,14 @@ std::string RenderInbox(const Json& out) {
   std::ostringstream text;
   if (out["items"].empty()) return "Nothing needs you.\n";
   text << out["count"].get<int64_t>() << " item(s) need you:\n";
-  for (const Json& item : out["items"]) {
+  for (const Json& listed : out["items"]) {
+    const InboxItem item = InboxItemFromJson(listed);
     char head[64];
-    std::snprintf(head, sizeof head, "%-11s %6s  ", item["kind"].get<std::string>().c_str(),
-                  Waited(item["waited_ms"].get<int64_t>()).c_str());
-    text << head << Cut(item["title"].get<std::string>(), 90) << "\n"
-         << std::string(20, ' ') << "id " << item["id"].get<std::string>();
-    if (item["run_id"].is_string()) text << "  run " << item["run_id"].get<std::string>();
-    if (!item["from"].get<std::string>().empty()) {
-      text << "  from " << item["from"].get<std::string>();
-    }
+    std::snprintf(head, sizeof head, "%-11s %6s  ", item.kind.c_str(),
+                  Waited(item.waited_ms).c_str());
+    text << head << Cut(item.title, 90) << "\n" << std::string(20, ' ') << "id " << item.id;
+    if (item.run) text << "  run " << item.run->id;
+    if (!item.from.empty()) text << "  from " << item.from;
     text << "\n";
   }
   return text.str();

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "engine/inbox/inbox.h"
 #include "util/clock.h"
 #include "util/subprocess.h"
 
@@ -16,13 +17,13 @@ namespace {
 constexpr int64_t kQuietMillis = 250;  // changes closer together are one look
 
 // Our environment with the item's variables set (replacing any of ours).
-std::vector<std::string> ItemEnvironment(const Json& item, const std::string& url) {
+std::vector<std::string> ItemEnvironment(const InboxItem& item, const std::string& url) {
   const std::vector<std::pair<std::string, std::string>> vars = {
-      {"BATON_ITEM_ID", item["id"].get<std::string>()},
-      {"BATON_ITEM_KIND", item["kind"].get<std::string>()},
-      {"BATON_ITEM_TITLE", item["title"].get<std::string>()},
-      {"BATON_ITEM_FROM", item["from"].get<std::string>()},
-      {"BATON_RUN_ID", item["run_id"].is_string() ? item["run_id"].get<std::string>() : ""},
+      {"BATON_ITEM_ID", item.id},
+      {"BATON_ITEM_KIND", item.kind},
+      {"BATON_ITEM_TITLE", item.title},
+      {"BATON_ITEM_FROM", item.from},
+      {"BATON_RUN_ID", item.run ? item.run->id : ""},
       {"BATON_DASHBOARD_URL", url}};
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -41,7 +42,7 @@ Notifier::Notifier(Api& api, NotifierOptions options) : api_(api), options_(std:
   // What waits already is the human's to see on the page, not news.
   Result<Json> now = api_.Call("inbox.list", Json::object(), SystemActor());
   if (now.ok()) {
-    for (const Json& item : (*now)["items"]) seen_.insert(item["id"].get<std::string>());
+    for (const Json& listed : (*now)["items"]) seen_.insert(InboxItemFromJson(listed).id);
   }
   thread_ = std::thread([this] { Loop(); });
 }
@@ -70,8 +71,9 @@ void Notifier::Loop() {
     if (!Sleep(kQuietMillis)) return;
     Result<Json> inbox = api_.Call("inbox.list", Json::object(), SystemActor());
     if (!inbox.ok()) continue;
-    for (const Json& item : (*inbox)["items"]) {
-      if (!seen_.insert(item["id"].get<std::string>()).second) continue;
+    for (const Json& listed : (*inbox)["items"]) {
+      const InboxItem item = InboxItemFromJson(listed);
+      if (!seen_.insert(item.id).second) continue;
       Announce(item);
       MutexLock lock(&mu_);
       if (stop_) return;
@@ -79,7 +81,7 @@ void Notifier::Loop() {
   }
 }
 
-void Notifier::Announce(const Json& item) {
+void Notifier::Announce(const InboxItem& item) {
   std::string error;
   int attempt = 0;
   int exit_code = -1;
@@ -89,7 +91,7 @@ void Notifier::Announce(const Json& item) {
     Result<SubprocessResult> r =
         RunSubprocess({.argv = {"/bin/sh", "-c", options_.command},
                        .env = ItemEnvironment(item, options_.dashboard_url),
-                       .stdin_text = DumpJson(item) + "\n",
+                       .stdin_text = DumpJson(InboxItemToJson(item)) + "\n",
                        .timeout_ms = options_.timeout_ms});
     if (r.ok() && r->exit_code == 0) {
       error.clear();
@@ -100,13 +102,13 @@ void Notifier::Announce(const Json& item) {
     error = r.ok() ? "exit " + std::to_string(r->exit_code) + ": " + r->err.substr(0, 300)
                    : r.status().ToString();
   }
-  Json outcome = {{"item", item["id"]},
-                  {"title", item["title"]},
+  Json outcome = {{"item", item.id},
+                  {"title", item.title},
                   {"outcome", error.empty() ? "sent" : "failed"},
                   {"attempts", attempt},
                   {"exit_code", exit_code},
                   {"error", error}};
-  if (item["run_id"].is_string()) outcome["run"] = item["run_id"];
+  if (item.run) outcome["run"] = item.run->id;
   Result<Json> recorded = api_.Call("inbox.notified", outcome, SystemActor());
   if (!recorded.ok()) {
     std::fprintf(stderr, "baton serve: notify: %s\n", recorded.status().ToString().c_str());

@@ -27,6 +27,8 @@
 
 namespace baton {
 
+struct InboxItem;  // engine/inbox/inbox.h
+
 struct NotifierOptions {
   std::string command;        // run with /bin/sh -c
   std::string dashboard_url;  // for BATON_DASHBOARD_URL (no secret in it)
@@ -48,7 +50,7 @@ class Notifier {
   void Loop();
   // Runs the command for "item" until it succeeds or the attempts run out,
   // then records the outcome.
-  void Announce(const Json& item);
+  void Announce(const InboxItem& item);
   // Sleeps "ms" unless stopped first; false once stopped.
   bool Sleep(int64_t ms);
 

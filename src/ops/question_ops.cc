@@ -124,9 +124,9 @@ Status CheckSubject(OpContext& ctx, const DecisionInput& d) {
     return Status();
   }
   if (d.subject_kind == "task") {
-    Result<Json> task = LoadTaskJson(ctx.txn, d.subject);
+    Result<Task> task = LoadTask(ctx.txn, d.subject);
     if (!task.ok()) return NotFoundError("subject: " + task.status().message());
-    if (!d.run_id.empty() && (*task)["run_id"] != d.run_id) {
+    if (!d.run_id.empty() && task->run_id != d.run_id) {
       return InvalidArgumentError("subject: task " + d.subject + " is not in run " + d.run_id);
     }
     return Status();

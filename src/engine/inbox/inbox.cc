@@ -37,33 +37,23 @@ class Collector {
     return Mirrors();
   }
 
-  Json items() && { return std::move(items_); }
+  std::vector<InboxItem> items() && { return std::move(items_); }
 
  private:
-  // One item; "run" is {id, title, profile} or null.
-  void Add(const std::string& id, const char* kind, const Json& run, const std::string& from,
-           std::string title, std::string body, const std::string& since,
+  void Add(const std::string& id, const char* kind, const std::optional<RunLabel>& run,
+           const std::string& from, std::string title, std::string body, const std::string& since,
            std::initializer_list<const char*> actions, Json ref) {
     const int64_t since_ms = ParseTime(since);
-    Json item = {{"id", id},
-                 {"kind", kind},
-                 {"run_id", run.is_null() ? Json() : run["id"]},
-                 {"run_title", run.is_null() ? Json() : run["title"]},
-                 {"profile", run.is_null() ? Json() : run["profile"]},
-                 {"from", from},
-                 {"title", std::move(title)},
-                 {"body", std::move(body)},
-                 {"since", since},
-                 {"waited_ms", since_ms < 0 ? 0 : std::max<int64_t>(0, ctx_.now_ms - since_ms)},
-                 {"actions", Json::array()},
-                 {"ref", std::move(ref)}};
-    for (const char* a : actions) item["actions"].push_back(a);
-    items_.push_back(std::move(item));
-  }
-
-  static Json RunOf(const std::optional<RunLabel>& run) {
-    if (!run) return Json();
-    return {{"id", run->id}, {"title", run->title}, {"profile", run->profile}};
+    items_.push_back({.id = id,
+                      .kind = kind,
+                      .run = run,
+                      .from = from,
+                      .title = std::move(title),
+                      .body = std::move(body),
+                      .since = since,
+                      .waited_ms = since_ms < 0 ? 0 : std::max<int64_t>(0, ctx_.now_ms - since_ms),
+                      .actions = std::vector<std::string>(actions.begin(), actions.end()),
+                      .ref = std::move(ref)});
   }
 
   Status Questions() {
@@ -83,7 +73,7 @@ class Collector {
                 {"questions", questions},
                 {"work_gate", gate},
                 {"created_at", r.created_at}};
-      Add("question:" + std::to_string(r.seq), "question", RunOf(r.run), r.asked_by,
+      Add("question:" + std::to_string(r.seq), "question", r.run, r.asked_by,
           (gate ? "Work gate: " : "") + (first.empty() ? message : first),
           first.empty() || message == first ? "" : message, r.created_at, {"answer", "dismiss"},
           {{"question", q}});
@@ -96,7 +86,7 @@ class Collector {
     for (const ReturnedStep& r : rows) {
       const std::string& step = r.step;
       const std::string run_id = r.run ? r.run->id : "";
-      Add("approval:handoff:" + r.id, "approval", RunOf(r.run), r.source,
+      Add("approval:handoff:" + r.id, "approval", r.run, r.source,
           "Review step " + step + ", returned by " + r.source, r.body, r.created_at,
           {"approve", "reject", "dismiss"},
           {{"run", run_id}, {"subject_kind", "handoff"}, {"subject", r.id}, {"step", step}});
@@ -112,7 +102,7 @@ class Collector {
       ASSIGN_OR_RETURN(std::string closed, StigmergyExecutionGateClosed(ctx_.txn, r.id));
       if (closed.empty()) continue;
       Add("approval:execution:" + r.id + ":" + std::to_string(r.version), "approval",
-          RunOf(RunLabel{.id = r.id, .title = r.title, .profile = r.profile}), "saul",
+          RunLabel{.id = r.id, .title = r.title, .profile = r.profile}, "saul",
           "Approve execution of " + r.title,
           "The project is ready for execution and supervised: " + closed, r.updated_at,
           {"approve", "reject", "dismiss"},
@@ -124,8 +114,8 @@ class Collector {
       // "id" is the story's key; its run is joined, so always there.
       const std::string run_id = r.run ? r.run->id : "";
       Add("approval:story:" + run_id + ":" + r.id + ":" + std::to_string(r.version), "approval",
-          RunOf(r.run), r.assignee.value_or(""), "Verify story " + r.id + ": " + r.title, "",
-          r.updated_at, {"approve", "reject", "dismiss"},
+          r.run, r.assignee.value_or(""), "Verify story " + r.id + ": " + r.title, "", r.updated_at,
+          {"approve", "reject", "dismiss"},
           {{"run", run_id}, {"subject_kind", "story"}, {"subject", r.id}});
     }
     return Status();
@@ -160,7 +150,7 @@ class Collector {
         ListBoardColumnCardsForInbox(ctx_.txn, board_id, col.value("id", ""), scope_.run_id));
     const std::string label = col.value("label", col.value("name", ""));
     for (const InboxTask& r : rows) {
-      Add("board_card:" + r.id + ":" + std::to_string(r.version), "board_card", RunOf(r.run),
+      Add("board_card:" + r.id + ":" + std::to_string(r.version), "board_card", r.run,
           r.assignee.value_or(""), r.title,
           "Waiting in \"" + label + "\" on board " + board_name + ": a human moves it on",
           r.updated_at, {"move", "dismiss"},
@@ -178,7 +168,7 @@ class Collector {
     for (const UndeliveredMessage& r : rows) {
       const std::string& status = r.delivery_status;
       const std::string attempts = std::to_string(r.delivery_attempts);
-      Add("message:" + r.id + ":" + status + ":" + attempts, "message", RunOf(r.run), r.sender,
+      Add("message:" + r.id + ":" + status + ":" + attempts, "message", r.run, r.sender,
           "Message to " + r.recipient + " " +
               (status == "escalated" ? "escalated" : "not delivered") + " after " + attempts +
               " attempt(s)" + (r.last_error ? ": " + *r.last_error : ""),
@@ -215,7 +205,7 @@ class Collector {
       const int64_t expired = first.lease_expires_at.value_or(ctx_.now_ms);
       Add("lost_agent:" + agent + ":" + std::to_string(expired) + ":" +
               std::to_string(tasks.size()),
-          "lost_agent", RunOf(first.run), agent,
+          "lost_agent", first.run, agent,
           "Agent " + agent + (lost ? " is lost" : " went silent (its lease ran out)") +
               " and still holds " + std::to_string(tasks.size()) + " task(s)",
           titles, FormatTime(expired), {"dismiss"}, {{"agent", agent}, {"tasks", tasks}});
@@ -228,7 +218,7 @@ class Collector {
     ASSIGN_OR_RETURN(std::vector<FailedMirrorItem> rows,
                      ListFailedMirrorsForInbox(ctx_.txn, scope_));
     for (const FailedMirrorItem& m : rows) {
-      Add("mirror:" + m.path + ":" + m.failed_at, "mirror", RunOf(m.run), "baton",
+      Add("mirror:" + m.path + ":" + m.failed_at, "mirror", m.run, "baton",
           "Mirror " + m.path + " (" + m.format + ") failed", m.last_error, m.failed_at, {"dismiss"},
           {{"path", m.path}, {"format", m.format}, {"last_error", m.last_error}});
     }
@@ -237,27 +227,59 @@ class Collector {
 
   OpContext& ctx_;
   Scope scope_;
-  Json items_ = Json::array();
+  std::vector<InboxItem> items_;
 };
 
 // Every item now, dismissed ones left out, oldest first.
-Result<Json> CurrentItems(OpContext& ctx, const Scope& scope) {
+Result<std::vector<InboxItem>> CurrentItems(OpContext& ctx, const Scope& scope) {
   Collector c(ctx, scope);
   RETURN_IF_ERROR(c.CollectAll());
-  Json all = std::move(c).items();
+  std::vector<InboxItem> all = std::move(c).items();
   ASSIGN_OR_RETURN(std::vector<std::string> dismissed, ListDismissedInboxItems(ctx.txn));
   const std::set<std::string> hidden(dismissed.begin(), dismissed.end());
-  Json items = Json::array();
-  for (Json& item : all) {
-    if (hidden.count(item["id"].get<std::string>()) == 0) items.push_back(std::move(item));
+  std::vector<InboxItem> items;
+  for (InboxItem& item : all) {
+    if (hidden.count(item.id) == 0) items.push_back(std::move(item));
   }
-  std::stable_sort(items.begin(), items.end(), [](const Json& a, const Json& b) {
-    return a["since"].get<std::string>() < b["since"].get<std::string>();
-  });
+  std::stable_sort(items.begin(), items.end(),
+                   [](const InboxItem& a, const InboxItem& b) { return a.since < b.since; });
   return items;
 }
 
 }  // namespace
+
+Json InboxItemToJson(const InboxItem& item) {
+  return Json{{"id", item.id},
+              {"kind", item.kind},
+              {"run_id", item.run ? Json(item.run->id) : Json()},
+              {"run_title", item.run ? Json(item.run->title) : Json()},
+              {"profile", item.run ? Json(item.run->profile) : Json()},
+              {"from", item.from},
+              {"title", item.title},
+              {"body", item.body},
+              {"since", item.since},
+              {"waited_ms", item.waited_ms},
+              {"actions", item.actions},
+              {"ref", item.ref}};
+}
+
+InboxItem InboxItemFromJson(const Json& j) {
+  InboxItem item{.id = j.at("id").get<std::string>(),
+                 .kind = j.at("kind").get<std::string>(),
+                 .from = j.at("from").get<std::string>(),
+                 .title = j.at("title").get<std::string>(),
+                 .body = j.at("body").get<std::string>(),
+                 .since = j.at("since").get<std::string>(),
+                 .waited_ms = j.at("waited_ms").get<int64_t>(),
+                 .actions = j.at("actions").get<std::vector<std::string>>(),
+                 .ref = j.at("ref")};
+  if (j.at("run_id").is_string()) {
+    item.run = RunLabel{.id = j["run_id"].get<std::string>(),
+                        .title = j.at("run_title").get<std::string>(),
+                        .profile = j.at("profile").get<std::string>()};
+  }
+  return item;
+}
 
 Result<Json> ListInbox(OpContext& ctx, const Json& in) {
   Scope scope;
@@ -265,41 +287,38 @@ Result<Json> ListInbox(OpContext& ctx, const Json& in) {
     ASSIGN_OR_RETURN(scope.project_id, ResolveProjectId(ctx.txn, in["project"].get<std::string>()));
   }
   scope.run_id = in.value("run", "");
-  ASSIGN_OR_RETURN(Json items, CurrentItems(ctx, scope));
+  ASSIGN_OR_RETURN(std::vector<InboxItem> items, CurrentItems(ctx, scope));
   Json by_kind = Json::object();
-  for (const Json& item : items) {
-    const std::string kind = item["kind"].get<std::string>();
-    by_kind[kind] = by_kind.value(kind, 0) + 1;
+  Json list = Json::array();
+  for (const InboxItem& item : items) {
+    by_kind[item.kind] = by_kind.value(item.kind, 0) + 1;
+    list.push_back(InboxItemToJson(item));
   }
-  return Json{{"count", items.size()}, {"by_kind", by_kind}, {"items", items}};
+  return Json{{"count", items.size()}, {"by_kind", by_kind}, {"items", list}};
 }
 
 Result<Json> DismissInboxItem(OpContext& ctx, const Json& in) {
   const std::string id = in.at("item").get<std::string>();
-  ASSIGN_OR_RETURN(Json items, CurrentItems(ctx, Scope{}));
+  ASSIGN_OR_RETURN(std::vector<InboxItem> items, CurrentItems(ctx, Scope{}));
   const auto it = std::find_if(items.begin(), items.end(),
-                               [&](const Json& item) { return item["id"] == id; });
+                               [&](const InboxItem& item) { return item.id == id; });
   if (it == items.end()) {
     return NotFoundError("item: nothing needs you under id \"" + id +
                          "\" (already dealt with, dismissed, or changed since: list the inbox "
                          "again)");
   }
-  const Json item = *it;
+  const InboxItem& item = *it;
   const std::string note = in.value("note", "");
   RETURN_IF_ERROR(InsertInboxDismissal(ctx.txn, {.item = id,
-                                                 .kind = item["kind"].get<std::string>(),
+                                                 .kind = item.kind,
                                                  .note = note,
                                                  .dismissed_by = ctx.actor.id,
                                                  .dismissed_at = ctx.now}));
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = item["run_id"].is_string()
-                                                  ? item["run_id"].get<std::string>()
-                                                  : std::string(),
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = item.run ? item.run->id : std::string(),
                                     .kind = "inbox.dismissed",
-                                    .summary = "dismissed: " + item["title"].get<std::string>() +
+                                    .summary = "dismissed: " + item.title +
                                                (note.empty() ? "" : " (" + note + ")"),
-                                    .payload = {{"item", id},
-                                                {"kind", item["kind"]},
-                                                {"note", note}}})
+                                    .payload = {{"item", id}, {"kind", item.kind}, {"note", note}}})
                       .status());
   return Json{{"item", id}, {"dismissed", true}};
 }

@@ -27,9 +27,36 @@
 #error "engine/inbox/ is above this target: link baton_engine_inbox (src/engine/README.md)"
 #endif
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "engine/ledger/op_context.h"
+#include "store/tables/run_table.h"
 
 namespace baton {
+
+// One thing that needs the human.
+struct InboxItem {
+  std::string id;
+  std::string kind;             // question, approval, board_card, ...
+  std::optional<RunLabel> run;  // the run it belongs to, if any
+  std::string from;             // who is waiting ("" for nobody in particular)
+  std::string title;
+  std::string body;
+  std::string since;      // when it started waiting
+  int64_t waited_ms = 0;  // how long, at the listing
+  std::vector<std::string> actions;
+  Json ref;  // what its actions need ({question}, {run, subject}, ...)
+};
+
+// {id, kind, run_id, run_title, profile (each null without a run), from,
+// title, body, since, waited_ms, actions, ref}: an item as inbox.list
+// answers it.
+Json InboxItemToJson(const InboxItem& item);
+// The item back from that answer, for a reader of inbox.list (the
+// notifier, the CLI's rendering). REQUIRES: "j" is an item inbox.list gave.
+InboxItem InboxItemFromJson(const Json& j);
 
 // inbox.list {project?, run?} -> {count, by_kind: {kind: n}, items: [{id,
 // kind, run_id, run_title, profile, from, title, body, since, waited_ms,

@@ -23,14 +23,13 @@ std::string Str(const Json& j, const char* key, std::string fallback = "") {
   return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
+// A task as images name it: kind:key, or its id when it has no key.
+std::string TaskRef(const Task& t) { return t.key ? t.kind + ":" + *t.key : t.id; }
+
 Result<Json> ExportTasks(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Json> rows, LoadRunTasksJson(txn, run_id));
+  ASSIGN_OR_RETURN(std::vector<Task> rows, LoadRunTasks(txn, run_id));
   std::map<std::string, std::string> ref_of;  // task id → ref
-  for (const Json& t : rows) {
-    ref_of[t["id"].get<std::string>()] =
-        t["key"].is_string() ? t["kind"].get<std::string>() + ":" + t["key"].get<std::string>()
-                             : t["id"].get<std::string>();
-  }
+  for (const Task& t : rows) ref_of[t.id] = TaskRef(t);
   ASSIGN_OR_RETURN(std::vector<ExportedTaskDep> deps, ExportRunTaskDepRows(txn, run_id));
   std::map<std::string, Json> depends_on;
   for (const ExportedTaskDep& d : deps) {
@@ -39,33 +38,32 @@ Result<Json> ExportTasks(Txn& txn, const std::string& run_id) {
     depends_on[d.task_id].push_back(it->second);
   }
   Json tasks = Json::array();
-  for (const Json& t : rows) {
-    const std::string id = t["id"].get<std::string>();
+  for (const Task& t : rows) {
     Json parent;
-    if (t["parent_id"].is_string()) {
-      auto it = ref_of.find(t["parent_id"].get<std::string>());
+    if (t.parent_id) {
+      auto it = ref_of.find(*t.parent_id);
       if (it != ref_of.end()) parent = it->second;
     }
-    tasks.push_back({{"ref", ref_of[id]},
-                     {"id", id},
-                     {"key", t["key"]},
-                     {"kind", t["kind"]},
+    tasks.push_back({{"ref", ref_of[t.id]},
+                     {"id", t.id},
+                     {"key", OrNull(t.key)},
+                     {"kind", t.kind},
                      {"parent", parent},
-                     {"depends_on", depends_on.contains(id) ? depends_on[id] : Json::array()},
-                     {"title", t["title"]},
-                     {"body", t["body"]},
-                     {"status", t["status"]},
-                     {"priority", t["priority"]},
-                     {"position", t["position"]},
-                     {"assignee", t["assignee"]},
-                     {"attempts", t["attempts"]},
-                     {"board_column", t["board_column"]},
-                     {"blocked_reason", t["blocked_reason"]},
-                     {"lease", t["lease"]},
-                     {"result", t["result"]},
-                     {"meta", t["meta"]},
-                     {"created_at", t["created_at"]},
-                     {"updated_at", t["updated_at"]}});
+                     {"depends_on", depends_on.contains(t.id) ? depends_on[t.id] : Json::array()},
+                     {"title", t.title},
+                     {"body", t.body},
+                     {"status", t.status},
+                     {"priority", t.priority},
+                     {"position", t.position},
+                     {"assignee", OrNull(t.assignee)},
+                     {"attempts", t.attempts},
+                     {"board_column", OrNull(t.board_column)},
+                     {"blocked_reason", OrNull(t.blocked_reason)},
+                     {"lease", TaskLeaseToJson(t)},
+                     {"result", t.result},
+                     {"meta", t.meta},
+                     {"created_at", t.created_at},
+                     {"updated_at", t.updated_at}});
   }
   return tasks;
 }
@@ -199,8 +197,8 @@ Result<Json> ExportQuestions(Txn& txn, const std::string& run_id) {
 }  // namespace
 
 Result<RunImage> ExportImage(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(Json run, LoadRunJson(txn, run_id));
-  RunImage image = {{"image", 1}, {"run", run}};
+  ASSIGN_OR_RETURN(Run run, LoadRun(txn, run_id));
+  RunImage image = {{"image", 1}, {"run", RunToJson(run)}};
   ASSIGN_OR_RETURN(image["tasks"], ExportTasks(txn, run_id));
   ASSIGN_OR_RETURN(image["messages"], ExportMessages(txn, run_id));
   ASSIGN_OR_RETURN(image["history"], ExportHistory(txn, run_id));

@@ -65,14 +65,16 @@ std::optional<std::string> TextOrNone(const Json& j, const char* key) {
   return it->get<std::string>();
 }
 
+std::optional<std::string> NoneIfEmpty(const std::string& s) {
+  return s.empty() ? std::nullopt : std::optional(s);
+}
+
 std::string TaskRef(const Json& task) {
   const std::string ref = Str(task, "ref");
   if (!ref.empty()) return ref;
   const std::string key = Str(task, "key");
   return key.empty() ? Str(task, "id") : Str(task, "kind") + ":" + key;
 }
-
-
 
 // Identity of a list item, to recognise one the run already holds.
 std::string Fingerprint(std::string_view list, const Json& item) {
@@ -98,7 +100,7 @@ class Importer {
   Importer(OpContext& ctx, const RunImage& image, const ImportRequest& request)
       : ctx_(ctx), image_(image), request_(request), notes_(request.notes) {}
 
-  Result<Json> Run();
+  Result<Json> Import();
 
  private:
   Status CheckRun();
@@ -129,7 +131,7 @@ class Importer {
   const Profile* profile_ = nullptr;
   const Machine* machine_ = nullptr;
   Json run_;                 // the image's run object
-  Json current_;             // the stored run when updating
+  Run current_;              // the stored run when updating
   std::string run_id_;
   std::string project_id_;
   bool created_ = false;
@@ -168,7 +170,7 @@ Status Importer::CheckRun() {
 // longer has while keeping what only baton holds (an sgai run's GOAL.md
 // flow, say).
 Json Importer::MergedMeta(const Json& meta) const {
-  Json merged = created_ || !current_["meta"].is_object() ? Json::object() : current_["meta"];
+  Json merged = created_ || !current_.meta.is_object() ? Json::object() : current_.meta;
   const Json previous = merged.value("format_keys", Json::object()).value(request_.format, Json::array());
   for (const Json& k : previous) {
     if (k.is_string() && !meta.contains(k.get<std::string>())) merged.erase(k.get<std::string>());
@@ -185,11 +187,11 @@ Json Importer::MergedMeta(const Json& meta) const {
 
 Status Importer::WriteRun() {
   const std::string status = Str(run_, "status");
-  ImportedRun row{.status = status,
-                  .title = Str(run_, "title"),
-                  .cursor = TextOrNone(run_, "cursor"),
-                  .context = ObjectOr(run_, "context"),
-                  .updated_at = Time(run_, "updated_at")};
+  Run row{.status = status,
+          .title = Str(run_, "title"),
+          .cursor = TextOrNone(run_, "cursor"),
+          .context = ObjectOr(run_, "context"),
+          .updated_at = Time(run_, "updated_at")};
   if (run_.contains("cursor_index") && run_["cursor_index"].is_number_integer()) {
     row.cursor_index = run_["cursor_index"].get<int64_t>();
   }
@@ -200,18 +202,17 @@ Status Importer::WriteRun() {
       ASSIGN_OR_RETURN(project_id_, ResolveProjectId(ctx_.txn, request_.project));
     }
     row.id = run_id_;
-    row.project_id = project_id_;
+    row.project_id = NoneIfEmpty(project_id_);
     row.profile = profile_->name;
     row.machine = machine_->name();
     row.meta = MergedMeta(ObjectOr(run_, "meta"));
     row.created_at = Time(run_, "created_at");
-    return InsertImportedRun(ctx_.txn, row);
+    return InsertRunRow(ctx_.txn, row);
   }
   run_id_ = request_.run_id;
-  ASSIGN_OR_RETURN(current_, LoadRunJson(ctx_.txn, run_id_));
-  if (current_["profile"] != profile_->name) {
-    return FailedPreconditionError("run: " + run_id_ + " is a " +
-                                   current_["profile"].get<std::string>() + " run; this " +
+  ASSIGN_OR_RETURN(current_, LoadRun(ctx_.txn, run_id_));
+  if (current_.profile != profile_->name) {
+    return FailedPreconditionError("run: " + run_id_ + " is a " + current_.profile + " run; this " +
                                    request_.format + " file holds a " + profile_->name +
                                    " run — import it as a new run");
   }
@@ -221,7 +222,7 @@ Status Importer::WriteRun() {
   }
   // The stored run's machine rules its status, whatever the file's profile
   // would pick.
-  const std::string machine = current_["machine"].get<std::string>();
+  const std::string& machine = current_.machine;
   if (machine != machine_->name()) {
     Result<const Machine*> m = ctx_.machines.Get(machine);
     if (!m.ok()) return FailedPreconditionError("run.machine: " + m.status().message());
@@ -232,9 +233,9 @@ Status Importer::WriteRun() {
     }
     machine_ = *m;
   }
-  if (current_["project_id"].is_string()) project_id_ = current_["project_id"].get<std::string>();
-  if (current_["status"] != status) {
-    status_changes_.push_back({{"ref", "run"}, {"from", current_["status"]}, {"to", status}});
+  if (current_.project_id) project_id_ = *current_.project_id;
+  if (current_.status != status) {
+    status_changes_.push_back({{"ref", "run"}, {"from", current_.status}, {"to", status}});
   }
   row.id = run_id_;
   row.meta = MergedMeta(ObjectOr(run_, "meta"));
@@ -243,16 +244,15 @@ Status Importer::WriteRun() {
 
 Status Importer::WriteTasks() {
   const Json tasks = ListOf(image_, "tasks");
-  std::map<std::string, Json> stored;  // ref → stored task, when updating
-  std::map<std::string, Json> keyless;  // kind|title|created_at → stored task
+  std::map<std::string, Task> stored;   // kind:key → stored task, when updating
+  std::map<std::string, Task> keyless;  // kind|title|created_at → stored task
   if (!created_) {
-    ASSIGN_OR_RETURN(std::vector<Json> rows, LoadRunTasksJson(ctx_.txn, run_id_));
-    for (const Json& t : rows) {
-      if (t["key"].is_string()) {
-        stored[t["kind"].get<std::string>() + ":" + t["key"].get<std::string>()] = t;
+    ASSIGN_OR_RETURN(std::vector<Task> rows, LoadRunTasks(ctx_.txn, run_id_));
+    for (Task& t : rows) {
+      if (t.key) {
+        stored[t.kind + ":" + *t.key] = std::move(t);
       } else {
-        keyless[t["kind"].get<std::string>() + "|" + t["title"].get<std::string>() + "|" +
-                t["created_at"].get<std::string>()] = t;
+        keyless[t.kind + "|" + t.title + "|" + t.created_at] = std::move(t);
       }
     }
   }
@@ -276,52 +276,51 @@ Status Importer::WriteTasks() {
                                   "\" appears twice");
     }
     const std::string key = Str(t, "key");
-    const Json* found = nullptr;
+    const Task* found = nullptr;
     if (!key.empty() && stored.contains(kind + ":" + key)) {
       found = &stored[kind + ":" + key];
     } else if (key.empty()) {
       auto it = keyless.find(kind + "|" + Str(t, "title") + "|" + Str(t, "created_at"));
       if (it != keyless.end()) found = &it->second;
     }
-    const ImportedTaskFields fields{.title = Str(t, "title"),
-                                    .body = Str(t, "body"),
-                                    .status = status,
-                                    .priority = Int(t, "priority"),
-                                    .position = Int(t, "position", static_cast<int64_t>(i)),
-                                    .assignee = TextOrNone(t, "assignee"),
-                                    .attempts = Int(t, "attempts"),
-                                    .board_column = TextOrNone(t, "board_column"),
-                                    .result = t.contains("result") ? t["result"] : Json(),
-                                    .meta = ObjectOr(t, "meta"),
-                                    .updated_at = Time(t, "updated_at")};
+    Task row{.title = Str(t, "title"),
+             .body = Str(t, "body"),
+             .status = status,
+             .priority = Int(t, "priority"),
+             .position = Int(t, "position", static_cast<int64_t>(i)),
+             .assignee = TextOrNone(t, "assignee"),
+             .attempts = Int(t, "attempts"),
+             .board_column = TextOrNone(t, "board_column"),
+             .result = t.contains("result") ? t["result"] : Json(),
+             .meta = ObjectOr(t, "meta"),
+             .updated_at = Time(t, "updated_at")};
     if (found != nullptr) {
-      const std::string id = (*found)["id"].get<std::string>();
-      const std::string stored_machine = (*found)["machine"].get<std::string>();
+      const std::string& stored_machine = found->machine;
       const Machine* sm = ctx_.machines.Find(stored_machine);
       if (stored_machine != *machine_name && (sm == nullptr || !sm->HasState(status))) {
         return FailedPreconditionError(request_.source + ": " + where + ".status: task " + ref +
                                        " follows " + stored_machine + ", which has no status \"" +
                                        status + "\"");
       }
-      task_ids_[ref] = id;
-      if ((*found)["status"] != status) {
-        status_changes_.push_back({{"ref", ref}, {"from", (*found)["status"]}, {"to", status}});
+      task_ids_[ref] = found->id;
+      if (found->status != status) {
+        status_changes_.push_back({{"ref", ref}, {"from", found->status}, {"to", status}});
       }
-      RETURN_IF_ERROR(UpdateImportedTaskRow(ctx_.txn, id, fields));
+      row.id = found->id;
+      RETURN_IF_ERROR(UpdateImportedTaskRow(ctx_.txn, row));
       Count("tasks_updated");
       continue;
     }
-    const std::string id = NewId("task");
-    task_ids_[ref] = id;
-    RETURN_IF_ERROR(InsertImportedTaskRow(ctx_.txn,
-                                          {.id = id,
-                                           .run_id = run_id_,
-                                           .project_id = project_id_,
-                                           .kind = kind,
-                                           .key = key,
-                                           .machine = *machine_name,
-                                           .created_at = Time(t, "created_at")},
-                                          fields));
+    row.id = NewId("task");
+    task_ids_[ref] = row.id;
+    row.run_id = run_id_;
+    row.project_id = NoneIfEmpty(project_id_);
+    row.kind = kind;
+    row.key = NoneIfEmpty(key);
+    row.machine = *machine_name;
+    row.created_at = Time(t, "created_at");
+    row.trigger_rule = "all_success";  // the column's default, what task.create gives too
+    RETURN_IF_ERROR(InsertTaskRow(ctx_.txn, row));
     Count("tasks_created");
   }
   // Parents and dependencies, now that every task has an id.
@@ -354,20 +353,23 @@ Status Importer::WriteTasks() {
 Status Importer::WriteMessages() {
   for (const Json& m : ListOf(image_, "messages")) {
     if (Seen("messages", m)) continue;
-    const bool read = m.value("read", false);
-    RETURN_IF_ERROR(InsertImportedMessage(
-        ctx_.txn, {.id = NewId("msg"),
-                   .project_id = project_id_,
-                   .run_id = run_id_,
-                   .sender = Str(m, "from"),
-                   .recipient = Str(m, "to"),
-                   .body = Str(m, "body"),
-                   .meta = ObjectOr(m, "meta"),
-                   .read = read,
-                   .read_at = TextOrNone(m, "read_at"),
-                   .read_by = TextOrNone(m, "read_by"),
-                   // Empty when the file did not say: writers then leave it out.
-                   .created_at = Str(m, "created_at")}));
+    // Stored as delivered, from source "import", addressed to its recipient.
+    RETURN_IF_ERROR(InsertMessageRow(
+        ctx_.txn, Message{.id = NewId("msg"),
+                          .sender = Str(m, "from"),
+                          .recipient = Str(m, "to"),
+                          .addressed_to = Str(m, "to"),
+                          .body = Str(m, "body"),
+                          .source = "import",
+                          .meta = ObjectOr(m, "meta"),
+                          .run_id = run_id_,
+                          .project_id = NoneIfEmpty(project_id_),
+                          .read = m.value("read", false),
+                          .read_at = TextOrNone(m, "read_at"),
+                          .read_by = TextOrNone(m, "read_by"),
+                          .delivery_status = "delivered",
+                          // Empty when the file did not say: writers then leave it out.
+                          .created_at = Str(m, "created_at")}));
     Count("messages");
   }
   return Status();
@@ -554,7 +556,7 @@ Status Importer::RegisterWish() {
   return Status();
 }
 
-Result<Json> Importer::Run() {
+Result<Json> Importer::Import() {
   RETURN_IF_ERROR(CheckRun());
   RETURN_IF_ERROR(WriteRun());
   if (!created_) {
@@ -598,7 +600,7 @@ Result<Json> Importer::Run() {
 
 Result<Json> ImportImage(OpContext& ctx, const RunImage& image, const ImportRequest& request) {
   Importer importer(ctx, image, request);
-  return importer.Run();
+  return importer.Import();
 }
 
 Status CheckImportSize(const std::string& file, size_t size, size_t limit) {

@@ -63,7 +63,7 @@ Result<Json> BindMirror(OpContext& ctx, const Json& in) {
                                  "at every commit, which needs the grant \"paths\" (bind a new "
                                  "file, or ask the human)");
   }
-  ASSIGN_OR_RETURN(Json run, LoadRunJson(ctx.txn, run_id));
+  RETURN_IF_ERROR(LoadRun(ctx.txn, run_id).status());
   // A format that cannot write this run is refused now, not at every commit.
   ASSIGN_OR_RETURN(FormatOutput out, RenderRun(ctx.txn, run_id, format));
   ASSIGN_OR_RETURN(std::optional<MirrorRow> held, LoadMirrorRow(ctx.txn, path));
@@ -89,7 +89,7 @@ Result<Json> BindMirror(OpContext& ctx, const Json& in) {
 
 Result<Json> UnbindMirror(OpContext& ctx, const Json& in) {
   const std::string run_id = in.at("run").get<std::string>();
-  RETURN_IF_ERROR(LoadRunJson(ctx.txn, run_id).status());
+  RETURN_IF_ERROR(LoadRun(ctx.txn, run_id).status());
   std::string path;
   if (in.contains("path")) {
     // Resolved as bind resolved it, so any spelling of a bound file finds

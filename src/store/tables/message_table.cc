@@ -35,6 +35,10 @@ Result<std::vector<Message>> PagedMessages(Txn& txn, const std::string& sql,
 
 std::string SelectMessages() { return std::string("SELECT ") + kMessageColumns; }
 
+std::optional<std::string> NoneIfEmpty(const std::string& v) {
+  return v.empty() ? std::nullopt : std::optional(v);
+}
+
 }  // namespace
 
 const char kMessageColumns[] =
@@ -73,15 +77,34 @@ Result<Message> LoadMessageRow(Txn& txn, const std::string& id) {
   return MessageFromRow(rows[0]);
 }
 
-Status InsertMessageRow(Txn& txn, const NewMessageRow& m) {
+Status InsertMessageRow(Txn& txn, const Message& m) {
+  auto text_or_null = [](const std::optional<std::string>& v) {
+    return v ? SqlText(*v) : SqlNull();
+  };
   return txn
       .Exec(
           "INSERT INTO messages (id, project_id, run_id, sender, recipient, addressed_to, "
-          "body, source, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          {SqlText(m.id), SqlTextOrNull(m.project_id), SqlTextOrNull(m.run_id), SqlText(m.sender),
+          "body, source, meta, read, read_at, read_by, delivery_status, created_at) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          {SqlText(m.id), text_or_null(m.project_id), text_or_null(m.run_id), SqlText(m.sender),
            SqlText(m.recipient), SqlText(m.addressed_to), SqlText(m.body), SqlText(m.source),
-           SqlText(CanonicalJson(m.meta)), SqlText(m.created_at)})
+           SqlText(CanonicalJson(m.meta)), SqlInt(m.read ? 1 : 0), text_or_null(m.read_at),
+           text_or_null(m.read_by), SqlText(m.delivery_status), SqlText(m.created_at)})
       .status();
+}
+
+Status InsertMessageRow(Txn& txn, const NewMessageRow& m) {
+  return InsertMessageRow(txn, Message{.id = m.id,
+                                       .sender = m.sender,
+                                       .recipient = m.recipient,
+                                       .addressed_to = m.addressed_to,
+                                       .body = m.body,
+                                       .source = m.source,
+                                       .meta = m.meta,
+                                       .run_id = NoneIfEmpty(m.run_id),
+                                       .project_id = NoneIfEmpty(m.project_id),
+                                       .delivery_status = "pending",
+                                       .created_at = m.created_at});
 }
 
 Result<std::optional<std::string>> MarkMessageRowRead(Txn& txn, const std::string& id,
@@ -215,20 +238,6 @@ Result<std::vector<ExportedMessage>> ExportRunMessageRows(Txn& txn, const std::s
   return out;
 }
 
-Status InsertImportedMessage(Txn& txn, const ImportedMessage& m) {
-  return txn
-      .Exec(
-          "INSERT INTO messages (id, project_id, run_id, sender, recipient, addressed_to, "
-          "body, source, meta, read, read_at, read_by, delivery_status, created_at) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, 'import', ?, ?, ?, ?, 'delivered', ?)",
-          {SqlText(m.id), SqlTextOrNull(m.project_id), SqlText(m.run_id), SqlText(m.sender),
-           SqlText(m.recipient), SqlText(m.recipient), SqlText(m.body),
-           SqlText(CanonicalJson(m.meta)), SqlInt(m.read ? 1 : 0),
-           m.read_at ? SqlText(*m.read_at) : SqlNull(), m.read_by ? SqlText(*m.read_by) : SqlNull(),
-           SqlText(m.created_at)})
-      .status();
-}
-
 Result<std::vector<UndeliveredMessage>> ListUndeliveredMessagesForInbox(
     Txn& txn, const std::string& project_id, const std::string& run_id) {
   std::vector<SqlValue> params;
@@ -280,13 +289,16 @@ Result<std::vector<std::string>> ListUnreadSgaiRecipients(Txn& txn, const std::s
 }
 
 Status InsertSgaiSystemMessage(Txn& txn, const SgaiSystemMessage& m) {
-  return txn
-      .Exec(
-          "INSERT INTO messages (id, project_id, run_id, sender, recipient, addressed_to, "
-          "body, source, meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'system', '{}', ?)",
-          {SqlText(m.id), SqlTextOrNull(m.project_id), SqlText(m.run_id), SqlText(m.sender),
-           SqlText(m.recipient), SqlText(m.recipient), SqlText(m.body), SqlText(m.created_at)})
-      .status();
+  return InsertMessageRow(txn, Message{.id = m.id,
+                                       .sender = m.sender,
+                                       .recipient = m.recipient,
+                                       .addressed_to = m.recipient,
+                                       .body = m.body,
+                                       .source = "system",
+                                       .run_id = m.run_id,
+                                       .project_id = NoneIfEmpty(m.project_id),
+                                       .delivery_status = "pending",
+                                       .created_at = m.created_at});
 }
 
 }  // namespace baton

@@ -37,8 +37,16 @@ Message MessageFromRow(const Row& row);
 // NotFound "id: no message with id ..." when there is none.
 Result<Message> LoadMessageRow(Txn& txn, const std::string& id);
 
-// A new message; the store fills seq, read and delivery state. Empty
-// "run_id" and "project_id" are stored as NULL.
+// Inserts "message" under the next seq: its id, project, run, sender,
+// recipient, address, body, source, meta, read state (read, read_at,
+// read_by), delivery_status and created_at; its delivery attempts, time,
+// error and next attempt take their defaults (none yet). A message sent
+// now, and run.import's message read from a file.
+Status InsertMessageRow(Txn& txn, const Message& message);
+
+// A new message: unread, pending delivery. Empty "run_id" and "project_id"
+// are stored as NULL. (mail.send's form of InsertMessageRow, until it
+// passes a Message.)
 struct NewMessageRow {
   std::string id;
   std::string sender, recipient, addressed_to, body, source, run_id, project_id;
@@ -112,23 +120,6 @@ struct ExportedMessage {
 };
 Result<std::vector<ExportedMessage>> ExportRunMessageRows(Txn& txn, const std::string& run_id);
 
-// run.import: a message read from a file, stored as delivered, from source
-// "import", addressed to its recipient; "project_id" "" stores NULL.
-struct ImportedMessage {
-  std::string id;
-  std::string project_id;
-  std::string run_id;
-  std::string sender;
-  std::string recipient;
-  std::string body;
-  Json meta;
-  bool read = false;
-  std::optional<std::string> read_at;
-  std::optional<std::string> read_by;
-  std::string created_at;
-};
-Status InsertImportedMessage(Txn& txn, const ImportedMessage& m);
-
 // inbox.list: unread messages whose push delivery failed or escalated,
 // in the order sent, with their run when they have one; only project
 // "project_id" and run "run_id" when those are not "".
@@ -155,7 +146,8 @@ Result<std::optional<std::string>> FirstUnreadSgaiRecipient(Txn& txn, const std:
 // The recipients of every unread message of run "run_id".
 Result<std::vector<std::string>> ListUnreadSgaiRecipients(Txn& txn, const std::string& run_id);
 
-// A message sgai sends on its run's behalf (source "system", meta {}).
+// A message sgai sends on its run's behalf (source "system", meta {}),
+// unread and pending delivery (stored by InsertMessageRow).
 struct SgaiSystemMessage {
   std::string id;
   std::string project_id;  // "" for none (NULL)

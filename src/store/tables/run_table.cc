@@ -68,11 +68,13 @@ Result<Run> LoadRunRow(Txn& txn, const std::string& id) {
 Status InsertRunRow(Txn& txn, const Run& run) {
   return txn
       .Exec(
-          "INSERT INTO runs (id, project_id, profile, machine, status, title, "
-          "context, meta, version, created_at, updated_at) VALUES "
-          "(?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+          "INSERT INTO runs (id, project_id, profile, machine, status, title, cursor, "
+          "cursor_index, context, meta, version, created_at, updated_at) VALUES "
+          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
           {SqlText(run.id), run.project_id ? SqlText(*run.project_id) : SqlNull(),
            SqlText(run.profile), SqlText(run.machine), SqlText(run.status), SqlText(run.title),
+           run.cursor ? SqlText(*run.cursor) : SqlNull(),
+           run.cursor_index ? SqlInt(*run.cursor_index) : SqlNull(),
            SqlText(CanonicalJson(run.context)), SqlText(CanonicalJson(run.meta)),
            SqlText(run.created_at), SqlText(run.updated_at)})
       .status();
@@ -153,22 +155,7 @@ std::optional<RunLabel> RunLabelAt(const Row& r, size_t at) {
   return RunLabel{.id = r.Str(at), .title = r.Str(at + 1), .profile = r.Str(at + 2)};
 }
 
-Status InsertImportedRun(Txn& txn, const ImportedRun& run) {
-  return txn
-      .Exec(
-          "INSERT INTO runs (id, project_id, profile, machine, status, title, cursor, "
-          "cursor_index, context, meta, version, created_at, updated_at) VALUES "
-          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-          {SqlText(run.id), SqlTextOrNull(run.project_id), SqlText(run.profile),
-           SqlText(run.machine), SqlText(run.status), SqlText(run.title),
-           run.cursor ? SqlText(*run.cursor) : SqlNull(),
-           run.cursor_index ? SqlInt(*run.cursor_index) : SqlNull(),
-           SqlText(CanonicalJson(run.context)), SqlText(CanonicalJson(run.meta)),
-           SqlText(run.created_at), SqlText(run.updated_at)})
-      .status();
-}
-
-Status UpdateImportedRun(Txn& txn, const ImportedRun& run) {
+Status UpdateImportedRun(Txn& txn, const Run& run) {
   return txn
       .Exec(
           "UPDATE runs SET status = ?, title = ?, cursor = ?, cursor_index = ?, context = ?, "

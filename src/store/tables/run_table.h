@@ -31,8 +31,9 @@ Run RunFromRow(const Row& row);
 // NotFound "run: no run with id ..." when there is none.
 Result<Run> LoadRunRow(Txn& txn, const std::string& id);
 
-// Inserts "run" at version 1 (its cursor and version are not written).
-// AlreadyExists, as the store reports it, when the id is taken.
+// Inserts "run" at version 1 (its version is not written): run.create's
+// new run, and run.import's run read from a file. AlreadyExists, as the
+// store reports it, when the id is taken.
 Status InsertRunRow(Txn& txn, const Run& run);
 
 // Writes run "id"'s status, context and meta, bumps its version and sets
@@ -88,29 +89,10 @@ struct RunLabel {
 };
 std::optional<RunLabel> RunLabelAt(const Row& row, size_t at);
 
-// run.import: a run read from a file, stored as new or over run "id".
-// "project_id" "" stores NULL; "cursor" and "cursor_index" are NULL when
-// unset; "context" and "meta" are stored as canonical JSON.
-struct ImportedRun {
-  std::string id;
-  std::string project_id;
-  std::string profile;
-  std::string machine;
-  std::string status;
-  std::string title;
-  std::optional<std::string> cursor;
-  std::optional<int64_t> cursor_index;
-  Json context;
-  Json meta;
-  std::string created_at;
-  std::string updated_at;
-};
-// Inserts a new run at version 1.
-Status InsertImportedRun(Txn& txn, const ImportedRun& run);
-// Overwrites run "run.id"'s status, title, cursor, context, meta and
-// updated_at, and bumps its version (project, profile, machine and
-// created_at are kept).
-Status UpdateImportedRun(Txn& txn, const ImportedRun& run);
+// run.import over a stored run: overwrites run "run.id"'s status, title,
+// cursor, cursor_index, context, meta and updated_at with what a file says,
+// and bumps its version (project, profile, machine and created_at are kept).
+Status UpdateImportedRun(Txn& txn, const Run& run);
 
 // inbox.list: supervised Stigmergy projects waiting to execute — the runs
 // of profile stigmergy in READY_FOR_EXECUTION within "scope", oldest

@@ -191,14 +191,16 @@ const char* LeaseSql(TaskLeaseUpdate lease) {
 Status InsertTaskRow(Txn& txn, const Task& t) {
   return txn
       .Exec("INSERT INTO tasks (id, run_id, project_id, parent_id, kind, key, "
-            "title, body, machine, status, priority, position, assignee, meta, "
-            "trigger_rule, version, created_at, updated_at) VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            "title, body, machine, status, priority, position, assignee, attempts, "
+            "board_column, result, meta, trigger_rule, version, created_at, updated_at) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
             {SqlText(t.id), TextOr(t.run_id), TextOr(t.project_id), TextOr(t.parent_id),
              SqlText(t.kind), TextOr(t.key), SqlText(t.title), SqlText(t.body),
              SqlText(t.machine), SqlText(t.status), SqlInt(t.priority), SqlInt(t.position),
-             TextOr(t.assignee), SqlText(CanonicalJson(t.meta)), SqlText(t.trigger_rule),
-             SqlText(t.created_at), SqlText(t.updated_at)})
+             TextOr(t.assignee), SqlInt(t.attempts), TextOr(t.board_column),
+             t.result.is_null() ? SqlNull() : SqlText(CanonicalJson(t.result)),
+             SqlText(CanonicalJson(t.meta)), SqlText(t.trigger_rule), SqlText(t.created_at),
+             SqlText(t.updated_at)})
       .status();
 }
 
@@ -383,20 +385,6 @@ Result<std::vector<std::string>> ListBoardTaskIds(Txn& txn, const std::string& b
 
 namespace {
 
-std::vector<SqlValue> ImportedTaskValues(const ImportedTaskFields& f) {
-  return {SqlText(f.title),
-          SqlText(f.body),
-          SqlText(f.status),
-          SqlInt(f.priority),
-          SqlInt(f.position),
-          f.assignee ? SqlText(*f.assignee) : SqlNull(),
-          SqlInt(f.attempts),
-          f.board_column ? SqlText(*f.board_column) : SqlNull(),
-          f.result.is_null() ? SqlNull() : SqlText(CanonicalJson(f.result)),
-          SqlText(CanonicalJson(f.meta)),
-          SqlText(f.updated_at)};
-}
-
 Result<std::vector<InboxTask>> QueryInboxTasks(Txn& txn, const std::string& sql, SqlParams params) {
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
   std::vector<InboxTask> out;
@@ -414,33 +402,17 @@ Result<std::vector<InboxTask>> QueryInboxTasks(Txn& txn, const std::string& sql,
 
 }  // namespace
 
-Status UpdateImportedTaskRow(Txn& txn, const std::string& id, const ImportedTaskFields& fields) {
-  std::vector<SqlValue> values = ImportedTaskValues(fields);
-  values.push_back(SqlText(id));
+Status UpdateImportedTaskRow(Txn& txn, const Task& t) {
   return txn
       .Exec(
           "UPDATE tasks SET title = ?, body = ?, status = ?, priority = ?, "
           "position = ?, assignee = ?, attempts = ?, board_column = ?, "
           "result = ?, meta = ?, updated_at = ?, version = version + 1 "
           "WHERE id = ?",
-          values)
-      .status();
-}
-
-Status InsertImportedTaskRow(Txn& txn, const ImportedTaskIdentity& t,
-                             const ImportedTaskFields& fields) {
-  std::vector<SqlValue> insert = {
-      SqlText(t.id),        SqlText(t.run_id),  SqlTextOrNull(t.project_id), SqlText(t.kind),
-      SqlTextOrNull(t.key), SqlText(t.machine), SqlText(t.created_at)};
-  std::vector<SqlValue> values = ImportedTaskValues(fields);
-  insert.insert(insert.end(), values.begin(), values.end());
-  return txn
-      .Exec(
-          "INSERT INTO tasks (id, run_id, project_id, kind, key, machine, created_at, "
-          "title, body, status, priority, position, assignee, attempts, board_column, "
-          "result, meta, updated_at, version) VALUES "
-          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
-          insert)
+          {SqlText(t.title), SqlText(t.body), SqlText(t.status), SqlInt(t.priority),
+           SqlInt(t.position), TextOr(t.assignee), SqlInt(t.attempts), TextOr(t.board_column),
+           t.result.is_null() ? SqlNull() : SqlText(CanonicalJson(t.result)),
+           SqlText(CanonicalJson(t.meta)), SqlText(t.updated_at), SqlText(t.id)})
       .status();
 }
 

@@ -77,10 +77,12 @@ struct TaskIdStatus {
 };
 
 // Inserts "task" at version 1: its id, run, project, parent, kind, key,
-// title, body, machine, status, priority, position, assignee, meta,
-// trigger rule, created_at and updated_at; the other columns take their
-// defaults (no lease, no result). AlreadyExists (from the store) when its
-// id, or its key within its run, is taken.
+// title, body, machine, status, priority, position, assignee, attempts,
+// board column, result (null stores NULL), meta, trigger rule, created_at
+// and updated_at; the other columns take their defaults (no lease, no
+// blocked reason, no board). task.create's new task, and run.import's task
+// read from a file. AlreadyExists (from the store) when its id, or its key
+// within its run, is taken.
 Status InsertTaskRow(Txn& txn, const Task& task);
 
 // Columns a change of status may set too (engine/core/task_graph.h's
@@ -197,37 +199,11 @@ Result<std::vector<std::string>> ListBoardTaskIds(Txn& txn, const std::string& b
 
 // ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
-// run.import: what a file says of a task, written over a stored task or
-// into a new one. "result" null stores NULL; "meta" is stored as canonical
-// JSON.
-struct ImportedTaskFields {
-  std::string title;
-  std::string body;
-  std::string status;
-  int64_t priority = 0;
-  int64_t position = 0;
-  std::optional<std::string> assignee;
-  int64_t attempts = 0;
-  std::optional<std::string> board_column;
-  Json result;
-  Json meta;
-  std::string updated_at;
-};
-// Writes "fields" over task "id" and bumps its version.
-Status UpdateImportedTaskRow(Txn& txn, const std::string& id, const ImportedTaskFields& fields);
-// A new task "id" of run "run_id" at version 1; "project_id" "" and "key"
-// "" store NULL.
-struct ImportedTaskIdentity {
-  std::string id;
-  std::string run_id;
-  std::string project_id;
-  std::string kind;
-  std::string key;
-  std::string machine;
-  std::string created_at;
-};
-Status InsertImportedTaskRow(Txn& txn, const ImportedTaskIdentity& identity,
-                             const ImportedTaskFields& fields);
+// run.import over a stored task: writes what a file says of it — "task"'s
+// title, body, status, priority, position, assignee, attempts, board
+// column, result (null stores NULL), meta and updated_at — over task
+// "task.id", and bumps its version.
+Status UpdateImportedTaskRow(Txn& txn, const Task& task);
 // Task "id" is a child of "parent_id".
 Status SetImportedTaskParent(Txn& txn, const std::string& id, const std::string& parent_id);
 
