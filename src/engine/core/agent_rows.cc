@@ -20,16 +20,6 @@ Status CheckNotLostAgent(const Agent& agent, const std::string& doing) {
 
 Result<Agent> LoadAgent(Txn& txn, const std::string& id) { return LoadAgentRow(txn, id); }
 
-Result<Json> LoadAgentJson(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(Agent agent, LoadAgent(txn, id));
-  return AgentToJson(agent);
-}
-
-Status CheckNotLostAgentJson(const Json& agent, const std::string& doing) {
-  Agent typed{.id = agent["id"].get<std::string>(), .status = agent["status"].get<std::string>()};
-  return CheckNotLostAgent(typed, doing);
-}
-
 Status CheckAgentNotLost(Txn& txn, const std::string& id, const std::string& doing) {
   ASSIGN_OR_RETURN(Agent agent, LoadAgent(txn, id));
   return CheckNotLostAgent(agent, doing);

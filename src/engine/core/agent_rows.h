@@ -30,9 +30,6 @@ Result<Agent> LoadAgent(Txn& txn, const std::string& id);
 // registers again.
 Status CheckNotLostAgent(const Agent& agent, const std::string& doing);
 
-// Transitional (issue 19 item 2): the same with the agent as a JSON object.
-Result<Json> LoadAgentJson(Txn& txn, const std::string& id);
-Status CheckNotLostAgentJson(const Json& agent, const std::string& doing);
 
 // FailedPrecondition when agent "id" is lost (it may not "doing" until it
 // registers again); NotFound when there is no such agent.

@@ -69,14 +69,6 @@ Result<std::vector<Task>> LoadRunTasks(Txn& txn, const std::string& run_id);
 Result<Json> AnswerRun(Txn& txn, const std::string& id);
 Result<Json> AnswerTask(Txn& txn, const std::string& id);
 
-// Transitional: the same as JSON objects, for the rooms that still pass runs
-// and tasks as JSON (issue 19 item 2). Each goes when its last caller does.
-Result<Json> LoadRunJson(Txn& txn, const std::string& id);
-Status StoreRunJson(OpContext& ctx, const Json& run);
-Status MoveRunStatusJson(OpContext& ctx, Json& run, const std::string& to,
-                         const std::string& reason);
-Result<Json> LoadTaskJson(Txn& txn, const std::string& id);
-Result<std::vector<Json>> LoadRunTasksJson(Txn& txn, const std::string& run_id);
 
 // Aborted unless "in" has no expect_version or it equals "version".
 Status CheckExpectedVersion(const Json& in, std::string_view what,

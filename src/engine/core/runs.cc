@@ -31,13 +31,6 @@ Status StoreRun(OpContext& ctx, const Run& run) {
   return StoreRunRow(ctx.txn, run.id, run.status, run.context, run.meta, ctx.now);
 }
 
-Result<Json> LoadRunJson(Txn& txn, const std::string& id) { return AnswerRun(txn, id); }
-
-Status StoreRunJson(OpContext& ctx, const Json& run) {
-  return StoreRunRow(ctx.txn, run["id"].get<std::string>(), run["status"].get<std::string>(),
-                     run["context"], run["meta"], ctx.now);
-}
-
 Result<Json> CreateRun(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(Run run, MakeRun(ctx, in));
   return RunToJson(run);
@@ -174,16 +167,6 @@ Status MoveRunStatus(OpContext& ctx, Run& run, const std::string& to, const std:
                            .summary = from + " -> " + to + (reason.empty() ? "" : ": " + reason),
                            .payload = {{"from", from}, {"to", to}, {"reason", reason}}})
       .status();
-}
-
-Status MoveRunStatusJson(OpContext& ctx, Json& run, const std::string& to,
-                         const std::string& reason) {
-  Run typed{.id = run["id"].get<std::string>(),
-            .machine = run["machine"].get<std::string>(),
-            .status = run["status"].get<std::string>()};
-  RETURN_IF_ERROR(MoveRunStatus(ctx, typed, to, reason));
-  run["status"] = to;
-  return Status();
 }
 
 Result<Json> SetRunStatus(OpContext& ctx, const Json& in) {

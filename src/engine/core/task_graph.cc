@@ -540,18 +540,3 @@ Result<std::vector<std::string>> ReleaseLeasesOf(OpContext& ctx, const std::stri
 }
 
 }  // namespace baton
-
-namespace baton {
-
-Status ChangeTaskStatusJson(OpContext& ctx, const Json& task, const std::string& to,
-                            const std::string& reason, const TaskAlsoSet& also) {
-  Task typed{.id = task["id"].get<std::string>(),
-             .run_id = task["run_id"].is_string()
-                           ? std::optional(task["run_id"].get<std::string>())
-                           : std::nullopt,
-             .machine = task["machine"].get<std::string>(),
-             .status = task["status"].get<std::string>()};
-  return ChangeTaskStatus(ctx, typed, to, reason, also);
-}
-
-}  // namespace baton

@@ -69,9 +69,6 @@ Status OnTaskStatusChanged(OpContext& ctx, const std::string& task_id,
 // written with the status.
 Status ChangeTaskStatus(OpContext& ctx, const Task& task, const std::string& to,
                         const std::string& reason, const TaskAlsoSet& also = {});
-// Transitional (issue 19 item 2): the same for a task as a JSON object.
-Status ChangeTaskStatusJson(OpContext& ctx, const Json& task, const std::string& to,
-                            const std::string& reason, const TaskAlsoSet& also = {});
 
 // Claims.
 Result<Json> ClaimTask(OpContext& ctx, const Json& in);

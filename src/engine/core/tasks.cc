@@ -51,16 +51,6 @@ Result<Json> AnswerTask(Txn& txn, const std::string& id) {
   return TaskToJson(task);
 }
 
-Result<Json> LoadTaskJson(Txn& txn, const std::string& id) { return AnswerTask(txn, id); }
-
-Result<std::vector<Json>> LoadRunTasksJson(Txn& txn, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<Task> rows, LoadRunTaskRows(txn, run_id));
-  std::vector<Json> tasks;
-  tasks.reserve(rows.size());
-  for (const Task& t : rows) tasks.push_back(TaskToJson(t));
-  return tasks;
-}
-
 Result<Json> CreateTask(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(Task task, MakeTask(ctx, in));
   return TaskToJson(task);
