@@ -46,7 +46,8 @@ if grep -rn --include=*.h --include=*.cc '//.*GUARDED_BY(' src | grep -v '^src/u
 fi
 
 # The files that lock a Mutex or declare what one guards, with their
-# compile commands (gcc's, run by clang without -o/-c/optimisation flags).
+# compile commands (gcc's, run by clang without -o/-c/optimisation flags
+# and without gcc's precompiled header).
 mapfile -t files < <(grep -rlE --include=*.cc 'MutexLock|GUARDED_BY\(|REQUIRES\(' src | sort)
 python3 - "$commands" "$PWD" "${files[@]}" >"$probe/commands" <<'EOF'
 import json, shlex, sys
@@ -55,13 +56,16 @@ for rel in sys.argv[3:]:
     e = entries.get(sys.argv[2] + "/" + rel)
     if e is None:
         sys.exit(f"thread_safety.sh: {rel} is not in {sys.argv[1]}")
+    words = shlex.split(e["command"])[1:]
     args, skip = [], False
-    for a in shlex.split(e["command"])[1:]:
+    for i, a in enumerate(words):
+        pch = a == "-include" and i + 1 < len(words) and words[i + 1].endswith("cmake_pch.hxx")
         if skip:
             skip = False
-        elif a in ("-o", "-c"):
+        elif a in ("-o", "-c") or pch:  # pch: gcc's precompiled header, not clang's
             skip = True
-        elif not (a.startswith("-O") or a.startswith("-g") or a.startswith("-fsanitize")):
+        elif not (a == "-Winvalid-pch" or a.startswith("-O") or a.startswith("-g") or
+                  a.startswith("-fsanitize")):
             args.append(a)
     print(shlex.quote(e["directory"]), shlex.join(args), shlex.quote(e["file"]))
 EOF
