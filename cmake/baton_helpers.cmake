@@ -10,8 +10,10 @@
 # A library precompiles the headers nearly every file includes (nlohmann's
 # json.hpp above all) unless BATON_PCH is OFF: 14 % less CPU to build
 # baton_engine_core and what it links. Every file still includes what it
-# uses: the precompiled header only saves parsing it again. A test binary
-# has too few files to repay its own.
+# uses; the precompiled header only saves parsing it again (and hides no
+# forgotten standard include that util/json_util.h, included nearly
+# everywhere, did not hide already). A test binary has too few files to
+# repay its own.
 
 set(BATON_PCH_HEADERS <map> <optional> <string> <string_view> <vector> <nlohmann/json.hpp>)
 

@@ -20,7 +20,8 @@
 #   2. In each: cmake -S . -B build -DCMAKE_BUILD_TYPE=Release and a build of
 #      only baton_throughput and baton_graph_chain. The main tree's build
 #      folders are never touched. ccache is used when present (its base_dir
-#      is set to $BENCH_DIR so both worktrees share cache entries).
+#      is set to $BENCH_DIR so both worktrees share cache entries, and its
+#      sloppiness lets it cache files built with a precompiled header).
 #   3. LangGraph.js, which baton_graph_chain runs beside baton, is installed
 #      once with `npm ci` from HEAD's bench/langgraph lock file into
 #      $BENCH_DIR/langgraph and handed to both revisions with --langgraph, so
@@ -118,6 +119,8 @@ CMAKE_EXTRA=()
 if command -v ccache >/dev/null 2>&1 && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then
   CMAKE_EXTRA+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   export CCACHE_BASEDIR="$BENCH_DIR"
+  # The libraries' precompiled header (BATON_PCH) is cached only with these.
+  export CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
 fi
 for side in base head; do
   log "building $side"

@@ -3,7 +3,7 @@
 // One row of the approvals table: a decision on a run's work (approve,
 // reject, retry, skip, abort; engine/core/approvals.h), typed.
 // store/tables/approval_table.h reads and writes it; DecisionToJson gives
-// the shape RecordDecision, ListDecisions and LatestDecision return.
+// the shape RecordDecision and ListDecisions return.
 
 #ifndef BATON_SRC_MODEL_DECISION_H_
 #define BATON_SRC_MODEL_DECISION_H_

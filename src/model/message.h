@@ -23,14 +23,14 @@ struct Message {
   std::string recipient;
   std::string addressed_to;  // the address it was sent to ("role:reviewer", "*", ...)
   std::string body;
-  std::string source;
+  std::string source = "agent";  // where it came from: agent, human, system, import, ...
   Json meta = Json::object();
   std::optional<std::string> run_id;
   std::optional<std::string> project_id;
   bool read = false;
   std::optional<std::string> read_at;
   std::optional<std::string> read_by;
-  std::string delivery_status;
+  std::string delivery_status = "pending";
   int64_t delivery_attempts = 0;
   std::optional<std::string> delivered_at;
   std::optional<std::string> last_error;

@@ -42,7 +42,7 @@ Notifier::Notifier(Api& api, NotifierOptions options) : api_(api), options_(std:
   // What waits already is the human's to see on the page, not news.
   Result<Json> now = api_.Call("inbox.list", Json::object(), SystemActor());
   if (now.ok()) {
-    for (const Json& listed : (*now)["items"]) seen_.insert(InboxItemFromJson(listed).id);
+    for (const Json& listed : (*now)["items"]) seen_.insert(listed.at("id").get<std::string>());
   }
   thread_ = std::thread([this] { Loop(); });
 }
@@ -72,9 +72,8 @@ void Notifier::Loop() {
     Result<Json> inbox = api_.Call("inbox.list", Json::object(), SystemActor());
     if (!inbox.ok()) continue;
     for (const Json& listed : (*inbox)["items"]) {
-      const InboxItem item = InboxItemFromJson(listed);
-      if (!seen_.insert(item.id).second) continue;
-      Announce(item);
+      if (!seen_.insert(listed.at("id").get<std::string>()).second) continue;
+      Announce(InboxItemFromJson(listed));
       MutexLock lock(&mu_);
       if (stop_) return;
     }

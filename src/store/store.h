@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +47,13 @@ inline SqlValue SqlInt(int64_t v) { return v; }
 // NULL when "s" is empty.
 inline SqlValue SqlTextOrNull(std::string_view s) {
   return s.empty() ? SqlValue() : SqlValue(std::string(s));
+}
+// NULL when "v" is absent: a typed row's nullable column.
+inline SqlValue SqlNullable(const std::optional<std::string>& v) {
+  return v ? SqlValue(*v) : SqlValue();
+}
+inline SqlValue SqlNullable(const std::optional<int64_t>& v) {
+  return v ? SqlValue(*v) : SqlValue();
 }
 
 class Row {

@@ -15,6 +15,7 @@
 #include "store/tables/chat_message_table.h"
 #include "store/tables/message_table.h"
 #include "util/clock.h"
+#include "util/optional_text.h"
 #include "util/subprocess.h"
 
 extern char** environ;
@@ -118,13 +119,13 @@ Status ResolveScope(OpContext& ctx, const Json& in, std::string* run_id, std::st
 }
 
 // Inserts "m" under a new id, created now; the message as stored.
-Result<Message> InsertMessage(OpContext& ctx, NewMessageRow m) {
+Result<Message> InsertMessage(OpContext& ctx, Message m) {
   const std::string id = NewId("msg");
   m.id = id;
   m.created_at = ctx.now;
   RETURN_IF_ERROR(InsertMessageRow(ctx.txn, m));
   const std::string via = m.addressed_to == m.recipient ? "" : " (as " + m.addressed_to + ")";
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = m.run_id,
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = m.run_id.value_or(""),
                                     .kind = "message.sent",
                                     .summary = "message " + id + " from " + m.sender + " to " +
                                                m.recipient + via + ": " + Preview(m.body),
@@ -157,13 +158,17 @@ Status MarkRead(OpContext& ctx, const std::string& id) {
 }  // namespace
 
 Result<Json> SendMail(OpContext& ctx, const Json& in) {
-  NewMessageRow m{.sender = in.value("from", ctx.actor.id),
-               .addressed_to = in.at("to").get<std::string>(),
-               .body = in.at("body").get<std::string>(),
-               .source = in.value("source", "agent"),
-               .meta = in.value("meta", Json::object())};
+  Message m{.sender = in.value("from", ctx.actor.id),
+            .addressed_to = in.at("to").get<std::string>(),
+            .body = in.at("body").get<std::string>(),
+            .source = in.value("source", "agent"),
+            .meta = in.value("meta", Json::object())};
   RETURN_IF_ERROR(CheckSelf(ctx, m.sender, "from", "send only under its own id"));
-  RETURN_IF_ERROR(ResolveScope(ctx, in, &m.run_id, &m.project_id));
+  std::string run_id;
+  std::string project_id;
+  RETURN_IF_ERROR(ResolveScope(ctx, in, &run_id, &project_id));
+  m.run_id = NoneIfEmpty(run_id);
+  m.project_id = NoneIfEmpty(project_id);
   ASSIGN_OR_RETURN(std::vector<std::string> recipients,
                    Recipients(ctx.txn, m.addressed_to, m.sender));
   Json sent = Json::array();
@@ -307,9 +312,9 @@ Status NotifySender(OpContext& ctx, const Attempt& a, const Message& m, const st
                            std::to_string(a.number) + " attempts (last error: " + error +
                            "). It stays in " + a.to + "'s inbox.",
                    .source = "system",
-                   .run_id = a.run_id,
-                   .project_id = m.project_id.value_or(""),
-                   .meta = {{"escalated", a.id}}})
+                   .meta = {{"escalated", a.id}},
+                   .run_id = NoneIfEmpty(a.run_id),
+                   .project_id = m.project_id})
       .status();
 }
 

@@ -57,14 +57,4 @@ Result<Json> ListDecisions(Txn& txn, const std::string& run_id,
   return DecisionsToJson(decisions);
 }
 
-Result<Json> LatestDecision(Txn& txn, const std::string& run_id,
-                            const std::string& subject_kind,
-                            const std::string& subject) {
-  ASSIGN_OR_RETURN(std::optional<Decision> latest,
-                   LatestDecisionRow(txn, {.run_id = run_id,
-                                           .subject_kind = subject_kind,
-                                           .subject = subject}));
-  return latest ? DecisionToJson(*latest) : Json();
-}
-
 }  // namespace baton

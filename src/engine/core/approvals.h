@@ -46,11 +46,6 @@ Result<Json> ListDecisions(Txn& txn, const std::string& run_id,
                            const std::string& subject_kind,
                            const std::string& subject);
 
-// The newest decision on one subject, or a null Json when there is none.
-Result<Json> LatestDecision(Txn& txn, const std::string& run_id,
-                            const std::string& subject_kind,
-                            const std::string& subject);
-
 // Profile hooks for approval.approve / approval.reject on a run of that
 // profile (the run as LoadRun returns it). Each records the decision
 // itself. Defined with the profile (sinfonia_flow.cc, stigmergy.cc).

@@ -4,8 +4,10 @@
 // tasks. Each function runs inside the caller's transaction (ctx.txn), checks
 // every status change with the entity's machine, bumps the row's version, and
 // appends its ledger events — so a change and its events commit together or
-// not at all. Inputs are the operations' JSON, already validated against
-// their schemas; outputs are the entities as JSON (see docs/impl.md "Schema").
+// not at all. An operation (CreateRun, ShowTask, ...) takes its JSON input,
+// already validated against its schema, and answers JSON (docs/impl.md
+// "Schema"); the rooms pass the rows themselves typed (model/run.h,
+// model/task.h): LoadRun, StoreRun, MakeTask, ...
 //
 // Errors: NotFound for unknown ids, Aborted when "expect_version" is given and
 // the row has moved, FailedPrecondition / PermissionDenied / InvalidArgument

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/ledger/op_context.h"
+#include "model/question.h"
 
 namespace baton {
 
@@ -28,10 +29,10 @@ struct EngineHooks {
   // A task's status moved to a success outcome; called before its
   // dependents are re-evaluated (the ledger's order of events follows).
   std::vector<std::function<Status(OpContext& ctx, const std::string& task_id)>> task_succeeded;
-  // A question (question.show's shape, before the answer) was answered with
-  // "answer" ({answers, text}); a hook may add to the question.answered
-  // event's "payload", appended after the hooks ran.
-  std::vector<std::function<Status(OpContext& ctx, const Json& question, const Json& answer,
+  // A question (as it was before the answer) was answered with "answer"
+  // ({answers, text}); a hook may add to the question.answered event's
+  // "payload", appended after the hooks ran.
+  std::vector<std::function<Status(OpContext& ctx, const Question& question, const Json& answer,
                                    Json& payload)>>
       question_answered;
 };

@@ -8,16 +8,11 @@
 #include "model/profile.h"
 #include "model/question.h"
 #include "store/tables/question_table.h"
+#include "util/optional_text.h"
 #include "util/sha256.h"
 
 namespace baton {
 namespace {
-
-// The store keeps NULL where the engine's strings are empty.
-std::optional<std::string> NoneIfEmpty(const std::string& v) {
-  if (v.empty()) return std::nullopt;
-  return v;
-}
 
 // A JSON string as Go's encoding/json writes it: HTML-safe (<, >, & escaped)
 // and U+2028/U+2029 escaped, so the hash matches sgai's.
@@ -107,7 +102,7 @@ Result<Json> NormalizeQuestions(const Json& in, bool work_gate) {
 // then the newest. Ids come from content, so the same words asked in two runs
 // share one: without a run that is refused, except that an operation needing
 // an open question ("want_open") takes the only run where it is open.
-Result<Json> FindQuestion(Txn& txn, const Json& in, bool want_open = false) {
+Result<Question> FindQuestion(Txn& txn, const Json& in, bool want_open = false) {
   const std::string id = in.at("id").get<std::string>();
   std::optional<std::string> run_id;
   if (in.contains("run")) run_id = in["run"].get<std::string>();
@@ -129,7 +124,7 @@ Result<Json> FindQuestion(Txn& txn, const Json& in, bool want_open = false) {
     return InvalidArgumentError("run: question \"" + id + "\" was asked in several runs (" + names +
                                 "); pass run to say which");
   }
-  return QuestionToJson(found[0]);
+  return found[0];
 }
 
 // After question "q" of "run_id" closes: when none is left open and the run
@@ -137,13 +132,13 @@ Result<Json> FindQuestion(Txn& txn, const Json& in, bool want_open = false) {
 // that was already waiting for another reason (a Sinfonia rejection, a human's
 // pause) stays where it is. When the machine does not allow going back (sgai
 // answers always lead to working) the run takes the first status allowed.
-Status ReleaseRun(OpContext& ctx, const std::string& run_id, const Json& q,
+Status ReleaseRun(OpContext& ctx, const std::string& run_id, const Question& q,
                   const std::string& why) {
   ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, run_id));
   ASSIGN_OR_RETURN(const Profile* profile, FindProfile(run.profile));
   ASSIGN_OR_RETURN(int64_t open, CountOpenQuestions(ctx.txn, run_id));
   if (open > 0 || run.status != profile->waiting_status) return Status();
-  const std::string before = q["status_before"].is_string() ? q["status_before"].get<std::string>() : "";
+  const std::string before = q.status_before.value_or("");
   if (before.empty() || before == profile->waiting_status) return Status();
   ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(run.machine));
   std::string target = before;
@@ -158,8 +153,8 @@ Status ReleaseRun(OpContext& ctx, const std::string& run_id, const Json& q,
 
 // Checks an answer against the question and returns it in stored form:
 // {"answers": [[choice, ...] per question], "text": "..."}.
-Result<Json> ValidateAnswer(const Json& q, const Json& in) {
-  const Json& questions = q["questions"];
+Result<Json> ValidateAnswer(const Question& q, const Json& in) {
+  const Json& questions = q.questions;
   const std::string text = in.value("text", "");
   Json answers;
   if (in.contains("answers") && in.contains("choices")) {
@@ -212,10 +207,12 @@ Result<Json> ValidateAnswer(const Json& q, const Json& in) {
   return Json{{"answers", answers}, {"text", text}};
 }
 
-Result<Json> WithRunStatus(Txn& txn, Json q) {
+// The question as the question operations answer it: with its run's status.
+Result<Json> WithRunStatus(Txn& txn, const Question& question) {
+  Json q = QuestionToJson(question);
   q["run_status"] = Json();
-  if (!q["run_id"].is_null()) {
-    ASSIGN_OR_RETURN(Run run, LoadRun(txn, q["run_id"].get<std::string>()));
+  if (question.run_id) {
+    ASSIGN_OR_RETURN(Run run, LoadRun(txn, *question.run_id));
     q["run_status"] = run.status;
   }
   return q;
@@ -223,7 +220,7 @@ Result<Json> WithRunStatus(Txn& txn, Json q) {
 
 Result<Json> LoadBySeq(Txn& txn, int64_t seq) {
   ASSIGN_OR_RETURN(Question q, LoadQuestionRow(txn, seq));
-  return WithRunStatus(txn, QuestionToJson(q));
+  return WithRunStatus(txn, q);
 }
 
 }  // namespace
@@ -269,11 +266,11 @@ Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
                    FindOpenOrUndeliveredQuestion(
                        ctx.txn, id, NoneIfEmpty(run_id)));
   if (earlier) {
-    Json q = QuestionToJson(*earlier);
-    if (q["status"] == "answered") {
+    Json q;
+    if (earlier->status == "answered") {
       ASSIGN_OR_RETURN(q, MarkAnswerDelivered(ctx, {{"id", id}, {"run", run_id}}));
     } else {
-      ASSIGN_OR_RETURN(q, WithRunStatus(ctx.txn, q));
+      ASSIGN_OR_RETURN(q, WithRunStatus(ctx.txn, *earlier));
     }
     q["asked_again"] = true;
     return q;
@@ -291,7 +288,7 @@ Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
       RETURN_IF_ERROR(MoveRunStatus(ctx, *run, profile->waiting_status,
                                     "question " + id + " asked by " + ctx.actor.id)
                           .WithPrefix("run"));
-      RETURN_IF_ERROR(StoreRun(ctx, *run));
+      RETURN_IF_ERROR(StoreRun(ctx, *run).WithPrefix("run"));
     } else {
       ASSIGN_OR_RETURN(std::optional<std::string> held, FirstOpenStatusBefore(ctx.txn, run_id));
       if (held) status_before = *held;
@@ -328,26 +325,24 @@ Result<Json> AskQuestion(OpContext& ctx, const Json& in) {
 }
 
 Result<Json> AnswerQuestion(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json q, FindQuestion(ctx.txn, in, /*want_open=*/true));
-  const std::string id = q["id"].get<std::string>();
-  if (q["status"] != "open") {
-    return FailedPreconditionError("question " + id + " is " + q["status"].get<std::string>() +
-                                   (q["answered_by"].is_null()
-                                        ? std::string()
-                                        : " (by " + q["answered_by"].get<std::string>() + " at " +
-                                              q["answered_at"].get<std::string>() + ")") +
+  ASSIGN_OR_RETURN(Question q, FindQuestion(ctx.txn, in, /*want_open=*/true));
+  const std::string id = q.id;
+  if (q.status != "open") {
+    return FailedPreconditionError("question " + id + " is " + q.status +
+                                   (q.answered_by ? " (by " + *q.answered_by + " at " +
+                                                        q.answered_at.value_or("") + ")"
+                                                  : std::string()) +
                                    "; only an open question takes an answer");
   }
   ASSIGN_OR_RETURN(Json answer, ValidateAnswer(q, in));
-  RETURN_IF_ERROR(AnswerQuestionRow(ctx.txn, q["seq"].get<int64_t>(), answer, ctx.actor.id,
-                                    ctx.now));
+  RETURN_IF_ERROR(AnswerQuestionRow(ctx.txn, q.seq, answer, ctx.actor.id, ctx.now));
   Json payload = {{"question_id", id}, {"answer", answer}};
   if (ctx.hooks != nullptr) {
     for (const auto& hook : ctx.hooks->question_answered) {
       RETURN_IF_ERROR(hook(ctx, q, answer, payload));
     }
   }
-  const std::string run_id = q["run_id"].is_null() ? "" : q["run_id"].get<std::string>();
+  const std::string run_id = q.run_id.value_or("");
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                     .kind = "question.answered",
                                     .summary = "question " + id + " answered by " + ctx.actor.id,
@@ -356,19 +351,19 @@ Result<Json> AnswerQuestion(OpContext& ctx, const Json& in) {
   if (!run_id.empty()) {
     RETURN_IF_ERROR(ReleaseRun(ctx, run_id, q, "question " + id + " answered"));
   }
-  return LoadBySeq(ctx.txn, q["seq"].get<int64_t>());
+  return LoadBySeq(ctx.txn, q.seq);
 }
 
 Result<Json> CancelQuestion(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json q, FindQuestion(ctx.txn, in, /*want_open=*/true));
-  const std::string id = q["id"].get<std::string>();
-  if (q["status"] != "open") {
-    return FailedPreconditionError("question " + id + " is " + q["status"].get<std::string>() +
+  ASSIGN_OR_RETURN(Question q, FindQuestion(ctx.txn, in, /*want_open=*/true));
+  const std::string id = q.id;
+  if (q.status != "open") {
+    return FailedPreconditionError("question " + id + " is " + q.status +
                                    "; only an open question can be cancelled");
   }
   const std::string reason = in.value("reason", "");
-  RETURN_IF_ERROR(CancelQuestionRow(ctx.txn, q["seq"].get<int64_t>(), ctx.actor.id, ctx.now));
-  const std::string run_id = q["run_id"].is_null() ? "" : q["run_id"].get<std::string>();
+  RETURN_IF_ERROR(CancelQuestionRow(ctx.txn, q.seq, ctx.actor.id, ctx.now));
+  const std::string run_id = q.run_id.value_or("");
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = run_id,
                                     .kind = "question.cancelled",
                                     .summary = "question " + id + " cancelled by " + ctx.actor.id +
@@ -378,11 +373,11 @@ Result<Json> CancelQuestion(OpContext& ctx, const Json& in) {
   if (!run_id.empty()) {
     RETURN_IF_ERROR(ReleaseRun(ctx, run_id, q, "question " + id + " cancelled"));
   }
-  return LoadBySeq(ctx.txn, q["seq"].get<int64_t>());
+  return LoadBySeq(ctx.txn, q.seq);
 }
 
 Result<Json> ShowQuestion(OpContext& ctx, const Json& in) {
-  ASSIGN_OR_RETURN(Json q, FindQuestion(ctx.txn, in));
+  ASSIGN_OR_RETURN(Question q, FindQuestion(ctx.txn, in));
   return WithRunStatus(ctx.txn, q);
 }
 
@@ -413,19 +408,18 @@ Result<Json> MarkAnswerDelivered(OpContext& ctx, const Json& in) {
   if (!pending) {
     Json query = {{"id", id}};
     if (!run_id.empty()) query["run"] = run_id;
-    ASSIGN_OR_RETURN(Json q, FindQuestion(ctx.txn, query));
+    ASSIGN_OR_RETURN(Question q, FindQuestion(ctx.txn, query));
     return WithRunStatus(ctx.txn, q);
   }
-  const Json q = QuestionToJson(*pending);
-  RETURN_IF_ERROR(MarkQuestionDelivered(ctx.txn, pending->seq, ctx.now));
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = q["run_id"].is_null() ? "" : q["run_id"].get<std::string>(),
+  const Question& q = *pending;
+  RETURN_IF_ERROR(MarkQuestionDelivered(ctx.txn, q.seq, ctx.now));
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = q.run_id.value_or(""),
                                     .kind = "question.delivered",
-                                    .summary = "the outcome of question " + id + " (" +
-                                               q["status"].get<std::string>() + ") reached " +
-                                               q["asked_by"].get<std::string>(),
+                                    .summary = "the outcome of question " + id + " (" + q.status +
+                                               ") reached " + q.asked_by,
                                     .payload = {{"question_id", id}}})
                       .status());
-  return LoadBySeq(ctx.txn, q["seq"].get<int64_t>());
+  return LoadBySeq(ctx.txn, q.seq);
 }
 
 }  // namespace baton

@@ -8,6 +8,7 @@
 #include "store/tables/task_dep_table.h"
 #include "store/tables/task_table.h"
 #include "util/clock.h"
+#include "util/optional_text.h"
 
 namespace baton {
 namespace {
@@ -32,10 +33,6 @@ Result<std::string> MachineForNewTask(OpContext& ctx, const Json& in,
   Result<const Machine*> m = ctx.machines.Get(machine);
   if (!m.ok()) return InvalidArgumentError("machine: " + m.status().message());
   return machine;
-}
-
-std::optional<std::string> NoneIfEmpty(const std::string& s) {
-  return s.empty() ? std::nullopt : std::optional<std::string>(s);
 }
 
 }  // namespace

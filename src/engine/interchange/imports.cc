@@ -22,6 +22,7 @@
 #include "store/tables/usage_table.h"
 #include "store/tables/wish_table.h"
 #include "util/clock.h"
+#include "util/optional_text.h"
 #include "util/sha256.h"
 
 namespace baton {
@@ -63,10 +64,6 @@ std::optional<std::string> TextOrNone(const Json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_string()) return std::nullopt;
   return it->get<std::string>();
-}
-
-std::optional<std::string> NoneIfEmpty(const std::string& s) {
-  return s.empty() ? std::nullopt : std::optional(s);
 }
 
 std::string TaskRef(const Json& task) {

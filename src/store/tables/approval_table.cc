@@ -54,7 +54,7 @@ Status InsertDecisionRow(Txn& txn, const Decision& d) {
           "INSERT INTO approvals (id, run_id, subject_kind, subject, decision, "
           "reviewer, note, event_seq, meta, created_at) "
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          {SqlText(d.id), d.run_id ? SqlText(*d.run_id) : SqlNull(), SqlText(d.subject_kind),
+          {SqlText(d.id), SqlNullable(d.run_id), SqlText(d.subject_kind),
            SqlText(d.subject), SqlText(d.decision), SqlText(d.reviewer), SqlText(d.note),
            SqlInt(d.event_seq), SqlText(CanonicalJson(d.meta)), SqlText(d.created_at)})
       .status();

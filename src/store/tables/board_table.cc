@@ -81,7 +81,7 @@ Status InsertBoardRow(Txn& txn, const NewBoardRow& b) {
           "template, columns, config, version, created_at, updated_at) "
           "VALUES (?, ?, ?, ?, ?, ?, ?, '{}', 1, ?, ?)",
           {SqlText(b.id), SqlText(b.name), SqlText(b.project_id), SqlTextOrNull(b.project_id),
-           SqlText(b.description), b.template_name ? SqlText(*b.template_name) : SqlNull(),
+           SqlText(b.description), SqlNullable(b.template_name),
            SqlText(CanonicalJson(b.columns)), SqlText(b.now), SqlText(b.now)})
       .status();
 }

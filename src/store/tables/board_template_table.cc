@@ -25,7 +25,7 @@ Status InsertBoardTemplateRow(Txn& txn, const BoardTemplateRow& t, const std::st
       .Exec(
           "INSERT INTO board_templates (name, description, icon, columns, "
           "created_at) VALUES (?, ?, ?, ?, ?)",
-          {SqlText(t.name), SqlText(t.description), t.icon ? SqlText(*t.icon) : SqlNull(),
+          {SqlText(t.name), SqlText(t.description), SqlNullable(t.icon),
            SqlText(CanonicalJson(t.columns)), SqlText(created_at)})
       .status();
 }

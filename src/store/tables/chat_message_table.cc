@@ -36,7 +36,7 @@ Status InsertChatMessageRow(Txn& txn, const ChatMessage& m) {
       .Exec(
           "INSERT INTO chat_messages (id, channel, project_id, sender, body, "
           "meta, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-          {SqlText(m.id), SqlText(m.channel), m.project_id ? SqlText(*m.project_id) : SqlNull(),
+          {SqlText(m.id), SqlText(m.channel), SqlNullable(m.project_id),
            SqlText(m.sender), SqlText(m.body), SqlText(CanonicalJson(m.meta)),
            SqlText(m.created_at)})
       .status();

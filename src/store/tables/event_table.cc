@@ -63,7 +63,7 @@ Status InsertEventRow(Txn& txn, const EventRow& e) {
           "INSERT INTO events (seq, time, run_id, actor_id, actor_role, "
           "kind, summary, payload, files, refs, prev_hash, hash) VALUES "
           "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          {SqlInt(e.seq), SqlText(e.time), e.run_id ? SqlText(*e.run_id) : SqlNull(),
+          {SqlInt(e.seq), SqlText(e.time), SqlNullable(e.run_id),
            SqlText(e.actor_id), SqlText(e.actor_role), SqlText(e.kind), SqlText(e.summary),
            SqlText(e.payload), SqlText(e.files), SqlText(e.refs), SqlText(e.prev_hash),
            SqlText(e.hash)})

@@ -29,7 +29,7 @@ Status InsertGraphCheckpoint(Txn& txn, const std::string& run_id, const GraphChe
             {SqlText(run_id), SqlInt(c.seq), SqlText(c.node), SqlText(c.outcome),
              SqlInt(c.attempt), SqlText(c.next), JsonOrNull(c.base), JsonOrNull(c.delta),
              SqlInt(c.folded), SqlInt(c.duration_ms),
-             c.event_seq ? SqlInt(*c.event_seq) : SqlNull(), SqlText(created_at)})
+             SqlNullable(c.event_seq), SqlText(created_at)})
       .status();
 }
 

@@ -48,9 +48,9 @@ Result<bool> InsertImportedHandoff(Txn& txn, const HandoffRow& h) {
       txn.Exec("INSERT INTO handoffs (id, run_id, session_id, sequence, source, target, type, "
                "status, step_id, body, meta, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, "
                "?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-               {SqlText(h.id), SqlText(h.run_id), h.session_id ? SqlText(*h.session_id) : SqlNull(),
+               {SqlText(h.id), SqlText(h.run_id), SqlNullable(h.session_id),
                 SqlInt(h.sequence), SqlText(h.source), SqlText(h.target), SqlText(h.type),
-                SqlText(h.status), h.step_id ? SqlText(*h.step_id) : SqlNull(), SqlText(h.body),
+                SqlText(h.status), SqlNullable(h.step_id), SqlText(h.body),
                 SqlText(CanonicalJson(h.meta)), SqlText(h.created_at), SqlText(h.updated_at)}));
   return n != 0;
 }
@@ -120,9 +120,9 @@ Status InsertSinfoniaHandoff(Txn& txn, const HandoffRow& h) {
           "INSERT INTO handoffs (id, run_id, session_id, sequence, source, "
           "target, type, status, step_id, body, meta, created_at, updated_at) "
           "VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
-          {SqlText(h.id), SqlText(h.run_id), h.session_id ? SqlText(*h.session_id) : SqlNull(),
+          {SqlText(h.id), SqlText(h.run_id), SqlNullable(h.session_id),
            SqlInt(h.sequence), SqlText(h.source), SqlText(h.target), SqlText(h.type),
-           h.step_id ? SqlText(*h.step_id) : SqlNull(), SqlText(h.body),
+           SqlNullable(h.step_id), SqlText(h.body),
            SqlText(CanonicalJson(h.meta)), SqlText(h.created_at), SqlText(h.created_at)})
       .status();
 }

@@ -5,6 +5,7 @@
 
 #include "store/tables/row_values.h"
 #include "util/json_util.h"
+#include "util/optional_text.h"
 
 namespace baton {
 namespace {
@@ -34,10 +35,6 @@ Result<std::vector<Message>> PagedMessages(Txn& txn, const std::string& sql,
 }
 
 std::string SelectMessages() { return std::string("SELECT ") + kMessageColumns; }
-
-std::optional<std::string> NoneIfEmpty(const std::string& v) {
-  return v.empty() ? std::nullopt : std::optional(v);
-}
 
 }  // namespace
 
@@ -78,33 +75,16 @@ Result<Message> LoadMessageRow(Txn& txn, const std::string& id) {
 }
 
 Status InsertMessageRow(Txn& txn, const Message& m) {
-  auto text_or_null = [](const std::optional<std::string>& v) {
-    return v ? SqlText(*v) : SqlNull();
-  };
   return txn
       .Exec(
           "INSERT INTO messages (id, project_id, run_id, sender, recipient, addressed_to, "
           "body, source, meta, read, read_at, read_by, delivery_status, created_at) "
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          {SqlText(m.id), text_or_null(m.project_id), text_or_null(m.run_id), SqlText(m.sender),
+          {SqlText(m.id), SqlNullable(m.project_id), SqlNullable(m.run_id), SqlText(m.sender),
            SqlText(m.recipient), SqlText(m.addressed_to), SqlText(m.body), SqlText(m.source),
-           SqlText(CanonicalJson(m.meta)), SqlInt(m.read ? 1 : 0), text_or_null(m.read_at),
-           text_or_null(m.read_by), SqlText(m.delivery_status), SqlText(m.created_at)})
+           SqlText(CanonicalJson(m.meta)), SqlInt(m.read ? 1 : 0), SqlNullable(m.read_at),
+           SqlNullable(m.read_by), SqlText(m.delivery_status), SqlText(m.created_at)})
       .status();
-}
-
-Status InsertMessageRow(Txn& txn, const NewMessageRow& m) {
-  return InsertMessageRow(txn, Message{.id = m.id,
-                                       .sender = m.sender,
-                                       .recipient = m.recipient,
-                                       .addressed_to = m.addressed_to,
-                                       .body = m.body,
-                                       .source = m.source,
-                                       .meta = m.meta,
-                                       .run_id = NoneIfEmpty(m.run_id),
-                                       .project_id = NoneIfEmpty(m.project_id),
-                                       .delivery_status = "pending",
-                                       .created_at = m.created_at});
 }
 
 Result<std::optional<std::string>> MarkMessageRowRead(Txn& txn, const std::string& id,

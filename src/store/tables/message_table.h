@@ -44,17 +44,6 @@ Result<Message> LoadMessageRow(Txn& txn, const std::string& id);
 // now, and run.import's message read from a file.
 Status InsertMessageRow(Txn& txn, const Message& message);
 
-// A new message: unread, pending delivery. Empty "run_id" and "project_id"
-// are stored as NULL. (mail.send's form of InsertMessageRow, until it
-// passes a Message.)
-struct NewMessageRow {
-  std::string id;
-  std::string sender, recipient, addressed_to, body, source, run_id, project_id;
-  Json meta = Json::object();
-  std::string created_at;
-};
-Status InsertMessageRow(Txn& txn, const NewMessageRow& message);
-
 // Marks message "id" read at "now" by "by" if it was unread. Returns the
 // run of the message when this call marked it and it belongs to a run.
 Result<std::optional<std::string>> MarkMessageRowRead(Txn& txn, const std::string& id,

@@ -61,7 +61,7 @@ Status InsertProjectRow(Txn& txn, const Project& p) {
           "INSERT INTO projects (id, name, repo_path, autonomy_mode, "
           "meta, version, created_at, updated_at) VALUES "
           "(?, ?, ?, ?, ?, 1, ?, ?)",
-          {SqlText(p.id), SqlText(p.name), p.repo_path ? SqlText(*p.repo_path) : SqlNull(),
+          {SqlText(p.id), SqlText(p.name), SqlNullable(p.repo_path),
            SqlText(p.autonomy_mode), SqlText(CanonicalJson(p.meta)), SqlText(p.created_at),
            SqlText(p.updated_at)})
       .status();

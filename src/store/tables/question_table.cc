@@ -140,19 +140,16 @@ Result<std::optional<std::string>> FirstOpenStatusBefore(Txn& txn, const std::st
 }
 
 Result<int64_t> InsertQuestionRow(Txn& txn, const Question& q) {
-  const auto text_or_null = [](const std::optional<std::string>& v) {
-    return v ? SqlText(*v) : SqlNull();
-  };
   ASSIGN_OR_RETURN(
       std::vector<Row> inserted,
       txn.Query(
           "INSERT INTO questions (id, run_id, project_id, asked_by, asked_by_role, "
           "message, questions, work_gate, blocks, status, status_before, created_at, "
           "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?) RETURNING seq",
-          {SqlText(q.id), text_or_null(q.run_id), text_or_null(q.project_id), SqlText(q.asked_by),
+          {SqlText(q.id), SqlNullable(q.run_id), SqlNullable(q.project_id), SqlText(q.asked_by),
            SqlText(q.asked_by_role), SqlText(q.message), SqlText(CanonicalJson(q.questions)),
            SqlInt(q.work_gate ? 1 : 0), SqlText(CanonicalJson(q.blocks)),
-           text_or_null(q.status_before), SqlText(q.created_at), SqlText(q.updated_at)}));
+           SqlNullable(q.status_before), SqlText(q.created_at), SqlText(q.updated_at)}));
   return inserted.at(0).Int(0);
 }
 

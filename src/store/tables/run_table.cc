@@ -71,10 +71,10 @@ Status InsertRunRow(Txn& txn, const Run& run) {
           "INSERT INTO runs (id, project_id, profile, machine, status, title, cursor, "
           "cursor_index, context, meta, version, created_at, updated_at) VALUES "
           "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-          {SqlText(run.id), run.project_id ? SqlText(*run.project_id) : SqlNull(),
+          {SqlText(run.id), SqlNullable(run.project_id),
            SqlText(run.profile), SqlText(run.machine), SqlText(run.status), SqlText(run.title),
-           run.cursor ? SqlText(*run.cursor) : SqlNull(),
-           run.cursor_index ? SqlInt(*run.cursor_index) : SqlNull(),
+           SqlNullable(run.cursor),
+           SqlNullable(run.cursor_index),
            SqlText(CanonicalJson(run.context)), SqlText(CanonicalJson(run.meta)),
            SqlText(run.created_at), SqlText(run.updated_at)})
       .status();
@@ -160,8 +160,8 @@ Status UpdateImportedRun(Txn& txn, const Run& run) {
       .Exec(
           "UPDATE runs SET status = ?, title = ?, cursor = ?, cursor_index = ?, context = ?, "
           "meta = ?, version = version + 1, updated_at = ? WHERE id = ?",
-          {SqlText(run.status), SqlText(run.title), run.cursor ? SqlText(*run.cursor) : SqlNull(),
-           run.cursor_index ? SqlInt(*run.cursor_index) : SqlNull(),
+          {SqlText(run.status), SqlText(run.title), SqlNullable(run.cursor),
+           SqlNullable(run.cursor_index),
            SqlText(CanonicalJson(run.context)), SqlText(CanonicalJson(run.meta)),
            SqlText(run.updated_at), SqlText(run.id)})
       .status();
@@ -243,8 +243,8 @@ Status StoreGraphRunRow(Txn& txn, const std::string& id, const std::string& stat
   return txn
       .Exec("UPDATE runs SET status = ?, cursor = ?, cursor_index = ?, context = ?, meta = ?, "
             "version = version + 1, updated_at = ? WHERE id = ?",
-            {SqlText(status), cursor ? SqlText(*cursor) : SqlNull(),
-             cursor_index ? SqlInt(*cursor_index) : SqlNull(), SqlText(CanonicalJson(context)),
+            {SqlText(status), SqlNullable(cursor),
+             SqlNullable(cursor_index), SqlText(CanonicalJson(context)),
              SqlText(CanonicalJson(meta)), SqlText(now), SqlText(id)})
       .status();
 }

@@ -145,8 +145,6 @@ Result<std::vector<TaskStatusCount>> CountRunTasksByStatus(Txn& txn, const std::
 
 namespace {
 
-SqlValue TextOr(const std::optional<std::string>& v) { return v ? SqlText(*v) : SqlNull(); }
-
 // " AND run_id = ?" and so on for each filter of "scope" that is set, its
 // values appended to "params".
 std::string ScopeSql(const TaskScope& scope, std::vector<SqlValue>& params) {
@@ -194,10 +192,10 @@ Status InsertTaskRow(Txn& txn, const Task& t) {
             "title, body, machine, status, priority, position, assignee, attempts, "
             "board_column, result, meta, trigger_rule, version, created_at, updated_at) VALUES "
             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
-            {SqlText(t.id), TextOr(t.run_id), TextOr(t.project_id), TextOr(t.parent_id),
-             SqlText(t.kind), TextOr(t.key), SqlText(t.title), SqlText(t.body),
+            {SqlText(t.id), SqlNullable(t.run_id), SqlNullable(t.project_id), SqlNullable(t.parent_id),
+             SqlText(t.kind), SqlNullable(t.key), SqlText(t.title), SqlText(t.body),
              SqlText(t.machine), SqlText(t.status), SqlInt(t.priority), SqlInt(t.position),
-             TextOr(t.assignee), SqlInt(t.attempts), TextOr(t.board_column),
+             SqlNullable(t.assignee), SqlInt(t.attempts), SqlNullable(t.board_column),
              t.result.is_null() ? SqlNull() : SqlText(CanonicalJson(t.result)),
              SqlText(CanonicalJson(t.meta)), SqlText(t.trigger_rule), SqlText(t.created_at),
              SqlText(t.updated_at)})
@@ -208,7 +206,7 @@ Status UpdateTaskStatusRow(Txn& txn, const std::string& id, const TaskStatusUpda
   std::string sql = "UPDATE tasks SET status = ?, blocked_reason = ?, "
                     "version = version + 1, updated_at = ?";
   sql += LeaseSql(u.lease);
-  std::vector<SqlValue> params = {SqlText(u.to_status), TextOr(u.blocked_reason),
+  std::vector<SqlValue> params = {SqlText(u.to_status), SqlNullable(u.blocked_reason),
                                   SqlText(u.now)};
   const TaskAlsoSet& also = u.also;
   if (also.meta) {
@@ -410,7 +408,7 @@ Status UpdateImportedTaskRow(Txn& txn, const Task& t) {
           "result = ?, meta = ?, updated_at = ?, version = version + 1 "
           "WHERE id = ?",
           {SqlText(t.title), SqlText(t.body), SqlText(t.status), SqlInt(t.priority),
-           SqlInt(t.position), TextOr(t.assignee), SqlInt(t.attempts), TextOr(t.board_column),
+           SqlInt(t.position), SqlNullable(t.assignee), SqlInt(t.attempts), SqlNullable(t.board_column),
            t.result.is_null() ? SqlNull() : SqlText(CanonicalJson(t.result)),
            SqlText(CanonicalJson(t.meta)), SqlText(t.updated_at), SqlText(t.id)})
       .status();
@@ -541,11 +539,10 @@ Status UpdateSgaiTodoRow(Txn& txn, const std::string& id, const SgaiTodoUpdate& 
       .status();
 }
 
-Result<std::vector<std::string>> ListSinfoniaStepIds(Txn& txn, const std::string& run_id) {
-  return Ids(txn,
-             "SELECT id FROM tasks WHERE run_id = ? AND kind = 'step' "
-             "ORDER BY position, created_at, id",
-             {SqlText(run_id)});
+Result<std::vector<Task>> ListSinfoniaSteps(Txn& txn, const std::string& run_id) {
+  const SqlValue params[] = {SqlText(run_id)};
+  return QueryTasks(txn, "WHERE run_id = ? AND kind = 'step' ORDER BY position, created_at, id",
+                    params);
 }
 
 Status CountSinfoniaStepAttempt(Txn& txn, const std::string& id, const std::string& now) {

@@ -284,9 +284,9 @@ struct SgaiTodoUpdate {
 };
 Status UpdateSgaiTodoRow(Txn& txn, const std::string& id, const SgaiTodoUpdate& update);
 
-// The ids of run "run_id"'s Sinfonia steps (kind "step"), by position,
-// creation, id.
-Result<std::vector<std::string>> ListSinfoniaStepIds(Txn& txn, const std::string& run_id);
+// Run "run_id"'s Sinfonia steps (tasks of kind "step"), by position,
+// creation, id: one read for the whole workflow.
+Result<std::vector<Task>> ListSinfoniaSteps(Txn& txn, const std::string& run_id);
 
 // A Sinfonia retry counts one more attempt of step "id".
 Status CountSinfoniaStepAttempt(Txn& txn, const std::string& id, const std::string& now);

@@ -51,7 +51,7 @@ Result<bool> InsertImportedWish(Txn& txn, const ImportedWish& w) {
                                        "signature, created_at) VALUES (?, ?, ?, ?, ?, ?) "
                                        "ON CONFLICT DO NOTHING",
                                        {SqlText(w.project_key), SqlText(w.slug), SqlText(w.run_id),
-                                        w.wish_file ? SqlText(*w.wish_file) : SqlNull(),
+                                        SqlNullable(w.wish_file),
                                         SqlText(w.signature), SqlText(w.created_at)}));
   return n != 0;
 }

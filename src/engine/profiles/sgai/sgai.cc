@@ -396,12 +396,13 @@ std::string SgaiAgentName(const Actor& actor) {
   return IsSgaiCoordinator(actor) ? "coordinator" : actor.id;
 }
 
-Status ApplySgaiWorkGate(OpContext& ctx, const Json& question, const Json& answer, Json& payload) {
-  if (!question["work_gate"].get<bool>() || question["run_id"].is_null()) return Status();
+Status ApplySgaiWorkGate(OpContext& ctx, const Question& question, const Json& answer,
+                         Json& payload) {
+  if (!question.work_gate || !question.run_id) return Status();
   bool approved = false;
   for (const Json& choice : answer["answers"][0]) approved = approved || choice == kWorkGateApproval;
   if (!approved) return Status();
-  ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, question["run_id"].get<std::string>()));
+  ASSIGN_OR_RETURN(Run run, LoadRun(ctx.txn, *question.run_id));
   if (run.profile != "sgai") return Status();
   run.meta["interactionMode"] = "building";
   payload["interaction_mode"] = "building";

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "engine/ledger/op_context.h"
+#include "model/question.h"
 #include "model/run.h"
 #include "model/task.h"
 
@@ -60,7 +61,8 @@ Result<Json> SgaiApplyWorkflowState(OpContext& ctx, const Json& in);
 // The hook on question.answered (engine/core/engine_hooks.h): approving an sgai
 // run's work gate moves its workflow to building, and says so in the
 // question.answered event ("interaction_mode").
-Status ApplySgaiWorkGate(OpContext& ctx, const Json& question, const Json& answer, Json& payload);
+Status ApplySgaiWorkGate(OpContext& ctx, const Question& question, const Json& answer,
+                         Json& payload);
 
 // sgai.next_agent: {run} -> {agent, reason, current, first_unread_recipient}.
 Result<Json> SgaiNextAgent(OpContext& ctx, const Json& in);

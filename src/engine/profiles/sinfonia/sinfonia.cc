@@ -401,14 +401,7 @@ Result<Run> LoadWorkflow(Txn& txn, const std::string& run_id) {
 }
 
 Result<std::vector<Task>> LoadSteps(OpContext& ctx, const std::string& run_id) {
-  ASSIGN_OR_RETURN(std::vector<std::string> ids, ListSinfoniaStepIds(ctx.txn, run_id));
-  std::vector<Task> steps;
-  steps.reserve(ids.size());
-  for (const std::string& id : ids) {
-    ASSIGN_OR_RETURN(Task t, LoadTask(ctx.txn, id));
-    steps.push_back(std::move(t));
-  }
-  return steps;
+  return ListSinfoniaSteps(ctx.txn, run_id);
 }
 
 Status SetCursor(OpContext& ctx, const Run& run, const std::string& key, int64_t index) {
