@@ -155,4 +155,24 @@ std::string DumpJson(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+std::optional<std::string> JsonTextOrNone(const Json& j, std::string_view key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+std::optional<int64_t> JsonIntOrNone(const Json& j, std::string_view key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
+}
+
+std::string JsonText(const Json& j, std::string_view key, const std::string& fallback) {
+  return JsonTextOrNone(j, key).value_or(fallback);
+}
+
+int64_t JsonInt(const Json& j, std::string_view key, int64_t fallback) {
+  return JsonIntOrNone(j, key).value_or(fallback);
+}
+
 }  // namespace baton

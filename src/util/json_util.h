@@ -7,6 +7,7 @@
 #ifndef BATON_SRC_UTIL_JSON_UTIL_H_
 #define BATON_SRC_UTIL_JSON_UTIL_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,14 @@ void AppendJsonString(std::string_view text, std::string* out);
 
 // Compact single-line dump that never throws on invalid UTF-8 (replaces it).
 std::string DumpJson(const Json& value);
+
+// Lenient readers of one field of a JSON object (an operation's answer read
+// back, an image or file written elsewhere): the value when "key" holds one
+// of that type, else "fallback" (or none).
+std::string JsonText(const Json& j, std::string_view key, const std::string& fallback = "");
+int64_t JsonInt(const Json& j, std::string_view key, int64_t fallback = 0);
+std::optional<std::string> JsonTextOrNone(const Json& j, std::string_view key);
+std::optional<int64_t> JsonIntOrNone(const Json& j, std::string_view key);
 
 }  // namespace baton
 

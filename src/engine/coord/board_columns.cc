@@ -22,10 +22,6 @@ constexpr size_t kMaxTextLength = 2000;
 
 std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
-std::string Str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 // "string \"robot\"", "number 3": what a caller sent, for error messages.
 std::string Got(const Json& v) {
@@ -46,7 +42,7 @@ std::string JoinNames(const std::vector<std::string>& names) {
 
 std::string ColumnNames(const Json& columns) {
   std::vector<std::string> names;
-  for (const Json& c : columns) names.push_back(Str(c, "name"));
+  for (const Json& c : columns) names.push_back(JsonText(c, "name"));
   return JoinNames(names);
 }
 
@@ -270,12 +266,12 @@ const BuiltinTemplates& Builtins() {
         Result<Json> columns = NormalizeColumns(t.value("columns", Json()), IndexedField("columns"),
                                                 IdMode::kDrop, "columns");
         if (!columns.ok()) {
-          b->status = InternalError("built-in board template " + Str(t, "name") + ": " +
+          b->status = InternalError("built-in board template " + JsonText(t, "name") + ": " +
                                     columns.status().message());
           continue;
         }
-        b->list.push_back({{"name", Str(t, "name")},
-                           {"description", Str(t, "description")},
+        b->list.push_back({{"name", JsonText(t, "name")},
+                           {"description", JsonText(t, "description")},
                            {"icon", t.value("icon", Json())},
                            {"builtin", true},
                            {"columns", *columns}});
@@ -307,7 +303,7 @@ Result<Json> FindTemplate(Txn& txn, const std::string& name, const char* field) 
   std::vector<std::string> names;
   for (const Json& t : all) {
     if (t["name"] == name) return t;
-    names.push_back(Str(t, "name"));
+    names.push_back(JsonText(t, "name"));
   }
   return NotFoundError(std::string(field) + ": no board template named " + Quote(name) +
                        " (templates: " + JoinNames(names) + ")");

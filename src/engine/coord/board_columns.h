@@ -23,8 +23,6 @@
 namespace baton::boards_internal {
 
 std::string Quote(std::string_view s);
-// j[key] as a string, or "" when it is not one.
-std::string Str(const Json& j, const char* key);
 std::string JoinNames(const std::vector<std::string>& names);
 std::string ColumnNames(const Json& columns);
 // Board and column names: letters, digits and . _ - (Genie's "closed-won").

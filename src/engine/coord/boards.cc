@@ -150,12 +150,12 @@ bool GateAllows(const std::string& gate, const std::string& role) {
 }
 
 Status CheckGate(const Board& board, const Json& from, const Actor& actor) {
-  const std::string gate = Str(from, "gate");
+  const std::string gate = JsonText(from, "gate");
   if (GateAllows(gate, actor.role)) return Status();
   const std::string who = gate == "human" ? "a human" : "an agent or coordinator";
   return Status(
       StatusCode::kPermissionDenied,
-      "column: column " + Quote(Str(from, "name")) + " of board " + Quote(board.name) +
+      "column: column " + Quote(JsonText(from, "name")) + " of board " + Quote(board.name) +
           " has gate " + gate + ": only " + who +
           " may move a card out of it (caller's role: " + actor.role + ")",
       Json{{"board", board.name}, {"column", from["name"]}, {"gate", gate}, {"role", actor.role}});
@@ -173,20 +173,20 @@ Status CheckTransition(const Board& board, const Json& from, const Json& to) {
   for (const Json& a : allowed) names.push_back(a.get<std::string>());
   return Status(
       StatusCode::kFailedPrecondition,
-      "column: column " + Quote(Str(from, "name")) + " of board " + Quote(board.name) +
+      "column: column " + Quote(JsonText(from, "name")) + " of board " + Quote(board.name) +
           " allows moves only to " + JoinNames(names) + " (its transitions), not to " +
-          Quote(Str(to, "name")),
+          Quote(JsonText(to, "name")),
       Json{
           {"board", board.name}, {"from", from["name"]}, {"to", to["name"]}, {"allowed", allowed}});
 }
 
 Status DoMove(OpContext& ctx, const Task& task, const Board& board, const Json& from,
               const Json& to, const std::string& note) {
-  RETURN_IF_ERROR(SetPlacement(ctx, task.id, board.id, Str(to, "id")));
+  RETURN_IF_ERROR(SetPlacement(ctx, task.id, board.id, JsonText(to, "id")));
   return AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                            .kind = "board.moved",
-                           .summary = "task " + task.id + " moved from " + Str(from, "name") +
-                                      " to " + Str(to, "name") + " on board " + board.name +
+                           .summary = "task " + task.id + " moved from " + JsonText(from, "name") +
+                                      " to " + JsonText(to, "name") + " on board " + board.name +
                                       (note.empty() ? "" : ": " + note),
                            .payload = {{"task_id", task.id},
                                        {"board_id", board.id},
@@ -291,7 +291,7 @@ Result<Json> ShowBoard(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(auto cards, TasksByColumn(ctx.txn, board));
   Json shown = BoardToJson(board);
   for (Json& c : shown["columns"]) {
-    auto it = cards.find(Str(c, "id"));
+    auto it = cards.find(JsonText(c, "id"));
     c["tasks"] = it == cards.end() ? Json::array() : it->second;
   }
   auto orphans = cards.find("");
@@ -335,11 +335,11 @@ Result<Json> AddTaskToBoard(OpContext& ctx, const Json& in) {
   if (in.contains("column")) {
     ASSIGN_OR_RETURN(column, ColumnOf(board, in["column"].get<std::string>(), "column"));
   }
-  RETURN_IF_ERROR(SetPlacement(ctx, task_id, board.id, Str(column, "id")));
+  RETURN_IF_ERROR(SetPlacement(ctx, task_id, board.id, JsonText(column, "id")));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
                                     .kind = "board.task_added",
                                     .summary = "task " + task_id + " put on board " + board.name +
-                                               " in " + Str(column, "name"),
+                                               " in " + JsonText(column, "name"),
                                     .payload = {{"task_id", task_id},
                                                 {"board_id", board.id},
                                                 {"board", board.name},
@@ -414,7 +414,7 @@ Result<Json> ReconcileBoard(OpContext& ctx, const Json& in) {
         break;
       }
     }
-    RETURN_IF_ERROR(SetPlacement(ctx, r.id, board.id, Str(to, "id")));
+    RETURN_IF_ERROR(SetPlacement(ctx, r.id, board.id, JsonText(to, "id")));
     Json entry = {{"task", r.id},
                   {"from", OrNull(r.board_column)},
                   {"to", to["name"]},
@@ -425,7 +425,7 @@ Result<Json> ReconcileBoard(OpContext& ctx, const Json& in) {
                                       .summary = "task " + r.id + " on board " + board.name +
                                                  " had no valid column; "
                                                  "put in " +
-                                                 Str(to, "name") + " (" + reason + ")",
+                                                 JsonText(to, "name") + " (" + reason + ")",
                                       .payload = {{"task_id", r.id},
                                                   {"board_id", board.id},
                                                   {"board", board.name},
@@ -448,13 +448,13 @@ constexpr const char* kEditableKeys[] = {"name",         "label",       "gate", 
 // Applies the edit of column "index" to "columns": the given fields, a
 // rename carried into the other columns' references, and a new position.
 Json ApplyColumnEdit(Json columns, size_t index, const Json& in, Json* changes) {
-  const std::string old_name = Str(columns[index], "name");
+  const std::string old_name = JsonText(columns[index], "name");
   for (const char* key : kEditableKeys) {
     if (!in.contains(key)) continue;
     columns[index][key] = in[key];
     (*changes)[key] = in[key];
   }
-  const std::string new_name = Str(columns[index], "name");
+  const std::string new_name = JsonText(columns[index], "name");
   if (new_name != old_name) {
     for (Json& c : columns) {
       for (Json& t : c["transitions"]) {
@@ -501,7 +501,7 @@ Result<Json> EditBoardColumn(OpContext& ctx, const Json& in) {
         "auto_advance, transitions, roles, color, parallel, on_fail, position");
   }
   // The edited column's fields are the input's top-level fields; name them so.
-  const std::string column_id = Str(column, "id");
+  const std::string column_id = JsonText(column, "id");
   ASSIGN_OR_RETURN(Json columns, NormalizeColumns(
                                      edited,
                                      [&](size_t i) {
@@ -512,7 +512,7 @@ Result<Json> EditBoardColumn(OpContext& ctx, const Json& in) {
                                      IdMode::kKeep, "columns"));
   RETURN_IF_ERROR(UpdateBoardColumns(ctx.txn, board_id, columns, ctx.now));
   RETURN_IF_ERROR(AppendEvent(ctx, {.kind = "board.column_edited",
-                                    .summary = "column " + Str(column, "name") + " of board " +
+                                    .summary = "column " + JsonText(column, "name") + " of board " +
                                                board.name + " edited",
                                     .payload = {{"board_id", board_id},
                                                 {"board", board.name},
@@ -576,7 +576,7 @@ Result<Json> ImportBoard(OpContext& ctx, const Json& in) {
                                 DumpJson(in["schemaVersion"]) + ")");
   }
   const Json& board = in.at("board");
-  const std::string name = in.contains("name") ? in["name"].get<std::string>() : Str(board, "name");
+  const std::string name = in.contains("name") ? in["name"].get<std::string>() : JsonText(board, "name");
   if (!ValidName(name)) {
     return Invalid(in.contains("name") ? "name" : "board.name",
                    "a board name of letters, digits and . _ -",
@@ -600,7 +600,7 @@ Result<Json> ImportBoard(OpContext& ctx, const Json& in) {
                                     IdMode::kNew, "board.columns"));
   const Json template_name = board.value("template", Json());
   ASSIGN_OR_RETURN(Board created,
-                   InsertBoard(ctx, name, project_id, Str(board, "description"), template_name,
+                   InsertBoard(ctx, name, project_id, JsonText(board, "description"), template_name,
                                columns, Json{{"imported_from", board.value("id", Json())}}));
   Json answer = BoardToJson(created);
   answer["tasks_not_imported"] = in.value("tasks", Json::array()).size();

@@ -35,10 +35,6 @@ constexpr int kGitCloneMillis = 600000;  // checking out a large repository is s
 // How long a reserved name stays taken: every git step's timeout, and a minute.
 constexpr int64_t kReservationMillis = kGitCloneMillis + 4 * kGitQueryMillis + 60000;
 
-std::string Str(const Json& j, const char* key) {
-  const Json& v = j[key];
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
 
 std::string Trim(std::string s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
@@ -436,9 +432,9 @@ Result<Json> ReserveTeam(OpContext& ctx, const Json& in) {
 Result<Json> CloneReservedTeam(const Json& reservation) {
   DiskUndo undo;
   ASSIGN_OR_RETURN(std::vector<Made> made,
-                   CloneTeam(Str(reservation, "repo"), Str(reservation, "base_branch"),
-                             Str(reservation, "name"), Str(reservation, "path"),
-                             Str(reservation, "tmp"), undo));
+                   CloneTeam(JsonText(reservation, "repo"), JsonText(reservation, "base_branch"),
+                             JsonText(reservation, "name"), JsonText(reservation, "path"),
+                             JsonText(reservation, "tmp"), undo));
   undo.Dismiss();
   Json listed = Json::array();
   for (const Made& m : made) listed.push_back({{"path", m.path.string()}, {"whole", m.whole}});
@@ -447,8 +443,8 @@ Result<Json> CloneReservedTeam(const Json& reservation) {
 
 void RemoveAbandonedClone(const Json& reservation) {
   // Only what ReserveTeam names: "<path>.tmp-…" beside the new reservation's path.
-  const std::string tmp = Str(reservation, "abandoned");
-  const std::string path = Str(reservation, "path");
+  const std::string tmp = JsonText(reservation, "abandoned");
+  const std::string path = JsonText(reservation, "path");
   if (tmp.empty() || tmp.find('\0') != std::string::npos || !tmp.starts_with(path + ".tmp-") ||
       tmp.find('/', path.size()) != std::string::npos) {
     return;

@@ -71,7 +71,7 @@ Result<Json> Compact(OpContext& ctx, const std::string& run_id, int64_t keep_las
     Result<Json> meta = ParseJson(f, "run meta");
     if (!meta.ok()) continue;
     const Json from = meta->value("graph", Json::object()).value("forked_from", Json::object());
-    if (Str(from, "run") == run_id) pinned.insert(from.value("seq", int64_t{-1}));
+    if (JsonText(from, "run") == run_id) pinned.insert(from.value("seq", int64_t{-1}));
   }
   const std::string cutoff = older_than_ms > 0 ? FormatTime(ctx.now_ms - older_than_ms) : "";
   std::vector<bool> keep(cps.size(), false);
@@ -138,7 +138,6 @@ using graph_internal::InsertWholeCheckpoint;
 using graph_internal::LoadGraphRun;
 using graph_internal::Replay;
 using graph_internal::StoreGraphRun;
-using graph_internal::Str;
 
 Json CheckpointJson(const Checkpoint& c) {
   return {{"seq", c.seq},           {"node", c.node},
@@ -252,7 +251,7 @@ Result<Json> ForkGraphRun(OpContext& ctx, const Json& in) {
                                      .refs = Json::array({parent_id})}));
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
   RETURN_IF_ERROR(InsertWholeCheckpoint(ctx, run, seq, "forked", next, event));
-  RETURN_IF_ERROR(BindStateMirror(ctx, id, Str(g, "state_dir")));
+  RETURN_IF_ERROR(BindStateMirror(ctx, id, JsonText(g, "state_dir")));
   return AnswerRun(ctx.txn, id);
 }
 
@@ -272,7 +271,7 @@ Result<Json> ShowGraphDefinition(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
   Json definition = GraphMeta(run).value("definition", Json::object());
   ASSIGN_OR_RETURN(std::optional<std::string> text,
-                   LoadGraphDefinitionText(ctx.txn, Str(definition, "hash")));
+                   LoadGraphDefinitionText(ctx.txn, JsonText(definition, "hash")));
   if (!text) return DataLossError("run " + id + ": its definition's text is not in the store");
   definition["run"] = id;
   definition["text"] = std::move(*text);

@@ -36,10 +36,6 @@ constexpr int64_t kAutoCompactEvery = 32;
 
 namespace graph_internal {
 
-std::string Str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 Json& GraphMeta(Run& run) {
   Json& g = run.meta["graph"];
@@ -114,7 +110,7 @@ Status InsertWholeCheckpoint(OpContext& ctx, const Run& run, int64_t seq, const 
 // host, its pid exists; on another host we cannot tell, so it may.
 static bool RunnerMayBeAlive(const Json& runner) {
   if (!runner.is_object()) return false;
-  if (Str(runner, "host") != HostName()) return true;
+  if (JsonText(runner, "host") != HostName()) return true;
   const int64_t pid = runner.value("pid", int64_t{0});
   if (pid <= 0 || pid > INT_MAX) return false;
   const int64_t recorded = runner.value("start", int64_t{-1});
@@ -140,8 +136,8 @@ constexpr int64_t kProcessGraceMillis = 2000;
 
 // Ends one recorded process group on this host; says what became of it.
 static Json EndRecordedProcess(Json p) {
-  if (Str(p, "host") != HostName()) {
-    p["ended"] = "left running: it is on host " + Str(p, "host");
+  if (JsonText(p, "host") != HostName()) {
+    p["ended"] = "left running: it is on host " + JsonText(p, "host");
   } else {
     p["ended"] = EndProcessGroup(p.value("pgid", int64_t{0}), p.value("start", int64_t{-1}),
                                  kProcessGraceMillis);
@@ -175,7 +171,7 @@ static Json EndNodeProcesses(Json& g, const Json& already) {
 }
 
 static std::string RunnerName(const Json& runner) {
-  return "pid " + std::to_string(runner.value("pid", int64_t{0})) + " on " + Str(runner, "host");
+  return "pid " + std::to_string(runner.value("pid", int64_t{0})) + " on " + JsonText(runner, "host");
 }
 
 static Json NewRunner(const OpContext& ctx, const Json& in) {
@@ -188,7 +184,7 @@ static Json NewRunner(const OpContext& ctx, const Json& in) {
 // definition as the run's meta holds it (without the text): a run's row is
 // read and written at every node, so it stays small.
 static Result<Json> StoreDefinition(OpContext& ctx, Json definition) {
-  const std::string hash = Str(definition, "hash");
+  const std::string hash = JsonText(definition, "hash");
   if (hash.empty() || !definition.contains("text") || !definition["text"].is_string()) {
     return InvalidArgumentError("definition: needs its text and hash, as strings");
   }
@@ -275,7 +271,6 @@ using graph_internal::SetState;
 using graph_internal::StateOf;
 using graph_internal::StoreDefinition;
 using graph_internal::StoreGraphRun;
-using graph_internal::Str;
 
 }  // namespace
 
@@ -325,7 +320,7 @@ namespace {
 // graph meta is "g"; the message ends with what follows for the caller.
 Status CheckRunnerHolds(const std::string& id, const Json& g, const Json& in,
                         const std::string& consequence) {
-  if (g.contains("runner") && Str(g["runner"], "token") == in.at("runner").get<std::string>()) {
+  if (g.contains("runner") && JsonText(g["runner"], "token") == in.at("runner").get<std::string>()) {
     return Status();
   }
   return AbortedError("run " + id + ": this runner no longer holds the run (" +
@@ -453,7 +448,7 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
   }
   if (status == "completed") return FailedPreconditionError("run " + id + " is completed; there is nothing to resume");
   if (cursor == kGraphError) {
-    return FailedPreconditionError("run " + id + " reached ERROR (" + Str(g, "last_error") +
+    return FailedPreconditionError("run " + id + " reached ERROR (" + JsonText(g, "last_error") +
                                    "); fork it from an earlier checkpoint to try again");
   }
   RETURN_IF_ERROR(CheckNoOpenQuestion(ctx.txn, id));
@@ -539,7 +534,7 @@ Result<Json> RecordGraphNodeProcess(OpContext& ctx, const Json& in) {
   const int64_t pgid = in.at("pgid").get<int64_t>();
   Json process = {{"pgid", pgid},
                   {"start", in.at("start")},
-                  {"host", Str(g["runner"], "host")},
+                  {"host", JsonText(g["runner"], "host")},
                   {"node", node},
                   {"seq", seq},
                   {"since", ctx.now}};
@@ -560,7 +555,7 @@ Result<Json> ReleaseGraphRun(OpContext& ctx, const Json& in) {
   const std::string id = in.at("run").get<std::string>();
   ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
   Json& g = GraphMeta(run);
-  if (!g.contains("runner") || Str(g["runner"], "token") != in.at("runner").get<std::string>()) {
+  if (!g.contains("runner") || JsonText(g["runner"], "token") != in.at("runner").get<std::string>()) {
     return Json{{"released", false}};
   }
   const std::string who = RunnerName(g["runner"]);
@@ -630,7 +625,7 @@ Result<Json> ResetGraphRun(OpContext& ctx, const Json& in) {
   Json& graph = GraphMeta(run);
   RETURN_IF_ERROR(MoveStatus(ctx, run, "pending", "reset to the initial context"));
   const int64_t seq = run.cursor_index.value_or(1);
-  const std::string entry = Str(graph, "entry");
+  const std::string entry = JsonText(graph, "entry");
   SetState(run, graph.value("initial", Json::object()));
   run.meta["conversationHistory"] = Json::array();
   run.cursor = entry;

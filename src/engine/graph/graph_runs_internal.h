@@ -21,8 +21,6 @@
 
 namespace baton::graph_internal {
 
-// j[key] when it is a string, else "".
-std::string Str(const Json& j, const char* key);
 // run.meta.graph, made an object if it is not one.
 Json& GraphMeta(Run& run);
 

@@ -18,10 +18,6 @@
 namespace baton {
 namespace {
 
-std::string Str(const Json& j, const char* key, std::string fallback = "") {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
 
 // A task as images name it: kind:key, or its id when it has no key.
 std::string TaskRef(const Task& t) { return t.key ? t.kind + ":" + *t.key : t.id; }
@@ -90,11 +86,11 @@ Result<Json> ExportHistory(Txn& txn, const std::string& run_id) {
   Json out = Json::array();
   for (const Json& e : events) {
     const Json& payload = e["payload"];
-    std::string agent = Str(payload, "agent", Str(payload, "agent_id"));
-    if (agent.empty()) agent = Str(e["actor"], "id");
+    std::string agent = JsonText(payload, "agent", JsonText(payload, "agent_id"));
+    if (agent.empty()) agent = JsonText(e["actor"], "id");
     out.push_back({{"seq", e["seq"]},
                    {"kind", e["kind"]},
-                   {"time", Str(payload, "source_time", e["time"].get<std::string>())},
+                   {"time", JsonText(payload, "source_time", e["time"].get<std::string>())},
                    {"agent", agent},
                    {"actor", e["actor"]},
                    {"summary", e["summary"]},

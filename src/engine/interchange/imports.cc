@@ -39,15 +39,7 @@ bool IsHistoryKind(std::string_view kind) {
   return false;
 }
 
-std::string Str(const Json& j, const char* key, std::string fallback = "") {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
 
-int64_t Int(const Json& j, const char* key, int64_t fallback = 0) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
-}
 
 Json ObjectOr(const Json& j, const char* key) {
   auto it = j.find(key);
@@ -59,23 +51,17 @@ Json ListOf(const Json& image, const char* key) {
   return it != image.end() && it->is_array() ? *it : Json::array();
 }
 
-// The string at "key", or none when it is missing or not a string.
-std::optional<std::string> TextOrNone(const Json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return std::nullopt;
-  return it->get<std::string>();
-}
 
 std::string TaskRef(const Json& task) {
-  const std::string ref = Str(task, "ref");
+  const std::string ref = JsonText(task, "ref");
   if (!ref.empty()) return ref;
-  const std::string key = Str(task, "key");
-  return key.empty() ? Str(task, "id") : Str(task, "kind") + ":" + key;
+  const std::string key = JsonText(task, "key");
+  return key.empty() ? JsonText(task, "id") : JsonText(task, "kind") + ":" + key;
 }
 
 // Identity of a list item, to recognise one the run already holds.
 std::string Fingerprint(std::string_view list, const Json& item) {
-  auto s = [&](const char* k) { return Str(item, k); };
+  auto s = [&](const char* k) { return JsonText(item, k); };
   if (list == "messages") {
     return s("from") + "\n" + s("to") + "\n" + s("body") + "\n" + s("created_at");
   }
@@ -112,7 +98,7 @@ class Importer {
   Status WriteQuestions();
   Status RegisterWish();
   std::string Time(const Json& item, const char* key) const {
-    const std::string t = Str(item, key);
+    const std::string t = JsonText(item, key);
     return t.empty() ? ctx_.now : t;
   }
   bool Seen(std::string_view list, const Json& item) {
@@ -145,12 +131,12 @@ Status Importer::CheckRun() {
     return InvalidArgumentError("image: run: missing; the reader gave no run");
   }
   run_ = *it;
-  ASSIGN_OR_RETURN(profile_, FindProfile(Str(run_, "profile")));
-  const std::string machine = Str(run_, "machine", profile_->run_machine);
+  ASSIGN_OR_RETURN(profile_, FindProfile(JsonText(run_, "profile")));
+  const std::string machine = JsonText(run_, "machine", profile_->run_machine);
   Result<const Machine*> m = ctx_.machines.Get(machine);
   if (!m.ok()) return InvalidArgumentError("run.machine: " + m.status().message());
   machine_ = *m;
-  const std::string status = Str(run_, "status");
+  const std::string status = JsonText(run_, "status");
   if (!machine_->HasState(status)) {
     std::string states;
     for (const MachineState& s : machine_->states()) {
@@ -183,10 +169,10 @@ Json Importer::MergedMeta(const Json& meta) const {
 }
 
 Status Importer::WriteRun() {
-  const std::string status = Str(run_, "status");
+  const std::string status = JsonText(run_, "status");
   Run row{.status = status,
-          .title = Str(run_, "title"),
-          .cursor = TextOrNone(run_, "cursor"),
+          .title = JsonText(run_, "title"),
+          .cursor = JsonTextOrNone(run_, "cursor"),
           .context = ObjectOr(run_, "context"),
           .updated_at = Time(run_, "updated_at")};
   if (run_.contains("cursor_index") && run_["cursor_index"].is_number_integer()) {
@@ -257,12 +243,12 @@ Status Importer::WriteTasks() {
   for (size_t i = 0; i < tasks.size(); ++i) {
     const Json& t = tasks[i];
     const std::string where = "tasks[" + std::to_string(i) + "]";
-    const std::string kind = Str(t, "kind", profile_->default_task_kind);
+    const std::string kind = JsonText(t, "kind", profile_->default_task_kind);
     Result<std::string> machine_name = TaskMachineFor(*profile_, kind);
     if (!machine_name.ok()) return InvalidArgumentError(where + "." + machine_name.status().message());
     const Machine* machine = ctx_.machines.Find(*machine_name);
     if (machine == nullptr) return InternalError(where + ": machine " + *machine_name + " is missing");
-    const std::string status = Str(t, "status", machine->initial());
+    const std::string status = JsonText(t, "status", machine->initial());
     if (!machine->HasState(status)) {
       return InvalidArgumentError(request_.source + ": " + where + ".status: \"" + status +
                                   "\" is not a state of " + *machine_name);
@@ -272,22 +258,22 @@ Status Importer::WriteTasks() {
       return InvalidArgumentError(request_.source + ": " + where + ": task \"" + ref +
                                   "\" appears twice");
     }
-    const std::string key = Str(t, "key");
+    const std::string key = JsonText(t, "key");
     const Task* found = nullptr;
     if (!key.empty() && stored.contains(kind + ":" + key)) {
       found = &stored[kind + ":" + key];
     } else if (key.empty()) {
-      auto it = keyless.find(kind + "|" + Str(t, "title") + "|" + Str(t, "created_at"));
+      auto it = keyless.find(kind + "|" + JsonText(t, "title") + "|" + JsonText(t, "created_at"));
       if (it != keyless.end()) found = &it->second;
     }
-    Task row{.title = Str(t, "title"),
-             .body = Str(t, "body"),
+    Task row{.title = JsonText(t, "title"),
+             .body = JsonText(t, "body"),
              .status = status,
-             .priority = Int(t, "priority"),
-             .position = Int(t, "position", static_cast<int64_t>(i)),
-             .assignee = TextOrNone(t, "assignee"),
-             .attempts = Int(t, "attempts"),
-             .board_column = TextOrNone(t, "board_column"),
+             .priority = JsonInt(t, "priority"),
+             .position = JsonInt(t, "position", static_cast<int64_t>(i)),
+             .assignee = JsonTextOrNone(t, "assignee"),
+             .attempts = JsonInt(t, "attempts"),
+             .board_column = JsonTextOrNone(t, "board_column"),
              .result = t.contains("result") ? t["result"] : Json(),
              .meta = ObjectOr(t, "meta"),
              .updated_at = Time(t, "updated_at")};
@@ -325,7 +311,7 @@ Status Importer::WriteTasks() {
     const Json& t = tasks[i];
     const std::string where = "tasks[" + std::to_string(i) + "]";
     const std::string id = task_ids_[TaskRef(t)];
-    const std::string parent = Str(t, "parent");
+    const std::string parent = JsonText(t, "parent");
     if (!parent.empty()) {
       if (!task_ids_.contains(parent)) {
         return InvalidArgumentError(request_.source + ": " + where + ".parent: no task \"" +
@@ -353,20 +339,20 @@ Status Importer::WriteMessages() {
     // Stored as delivered, from source "import", addressed to its recipient.
     RETURN_IF_ERROR(InsertMessageRow(
         ctx_.txn, Message{.id = NewId("msg"),
-                          .sender = Str(m, "from"),
-                          .recipient = Str(m, "to"),
-                          .addressed_to = Str(m, "to"),
-                          .body = Str(m, "body"),
+                          .sender = JsonText(m, "from"),
+                          .recipient = JsonText(m, "to"),
+                          .addressed_to = JsonText(m, "to"),
+                          .body = JsonText(m, "body"),
                           .source = "import",
                           .meta = ObjectOr(m, "meta"),
                           .run_id = run_id_,
                           .project_id = NoneIfEmpty(project_id_),
                           .read = m.value("read", false),
-                          .read_at = TextOrNone(m, "read_at"),
-                          .read_by = TextOrNone(m, "read_by"),
+                          .read_at = JsonTextOrNone(m, "read_at"),
+                          .read_by = JsonTextOrNone(m, "read_by"),
                           .delivery_status = "delivered",
                           // Empty when the file did not say: writers then leave it out.
-                          .created_at = Str(m, "created_at")}));
+                          .created_at = JsonText(m, "created_at")}));
     Count("messages");
   }
   return Status();
@@ -375,18 +361,18 @@ Status Importer::WriteMessages() {
 Status Importer::WriteHistory() {
   int64_t skipped = 0;
   for (const Json& h : ListOf(image_, "history")) {
-    const std::string kind = Str(h, "kind");
+    const std::string kind = JsonText(h, "kind");
     if (!IsHistoryKind(kind)) {
       ++skipped;
       continue;
     }
     if (Seen("history", h)) continue;
     Json payload = ObjectOr(h, "payload");
-    if (!Str(h, "time").empty()) payload["source_time"] = Str(h, "time");
+    if (!JsonText(h, "time").empty()) payload["source_time"] = JsonText(h, "time");
     payload["imported"] = true;
     RETURN_IF_ERROR(AppendEvent(ctx_, {.run_id = run_id_,
                                        .kind = kind,
-                                       .summary = Str(h, "summary"),
+                                       .summary = JsonText(h, "summary"),
                                        .payload = payload,
                                        .files = h.value("files", Json::array())})
                         .status());
@@ -404,11 +390,11 @@ Status Importer::WriteApprovals(int64_t event_seq) {
   for (const Json& a : ListOf(image_, "approvals")) {
     if (Seen("approvals", a)) continue;
     RETURN_IF_ERROR(InsertImportedApproval(ctx_.txn, NewId("dec"), run_id_, event_seq,
-                                           {.subject_kind = Str(a, "subject_kind", "run"),
-                                            .subject = Str(a, "subject"),
-                                            .decision = Str(a, "decision"),
-                                            .reviewer = Str(a, "reviewer"),
-                                            .note = Str(a, "note"),
+                                           {.subject_kind = JsonText(a, "subject_kind", "run"),
+                                            .subject = JsonText(a, "subject"),
+                                            .decision = JsonText(a, "decision"),
+                                            .reviewer = JsonText(a, "reviewer"),
+                                            .note = JsonText(a, "note"),
                                             .created_at = Time(a, "time"),
                                             .meta = ObjectOr(a, "meta")}));
     Count("approvals");
@@ -423,38 +409,38 @@ Status Importer::WriteSessionsAndHandoffs() {
     if (Seen("sessions", s)) continue;
     ASSIGN_OR_RETURN(bool stored,
                      InsertImportedSession(ctx_.txn, run_id_,
-                                           {.id = Str(s, "id"),
-                                            .status = Str(s, "status", "active"),
+                                           {.id = JsonText(s, "id"),
+                                            .status = JsonText(s, "status", "active"),
                                             .started_at = Time(s, "started_at"),
                                             .last_active_at = Time(s, "last_active_at"),
                                             .meta = ObjectOr(s, "meta")}));
     if (!stored) {
-      notes_.push_back("sessions: " + Str(s, "id") + " belongs to another run; not imported");
+      notes_.push_back("sessions: " + JsonText(s, "id") + " belongs to another run; not imported");
     } else {
       Count("sessions");
     }
   }
   for (const Json& h : ListOf(image_, "handoffs")) {
     if (Seen("handoffs", h)) continue;
-    const std::string step = Str(h, "step");
+    const std::string step = JsonText(h, "step");
     ASSIGN_OR_RETURN(bool stored, InsertImportedHandoff(
-                                      ctx_.txn, {.id = Str(h, "id", NewId("handoff")),
+                                      ctx_.txn, {.id = JsonText(h, "id", NewId("handoff")),
                                                  .run_id = run_id_,
-                                                 .session_id = TextOrNone(h, "session_id"),
-                                                 .sequence = Int(h, "sequence"),
-                                                 .source = Str(h, "source"),
-                                                 .target = Str(h, "target"),
-                                                 .type = Str(h, "type", "dispatch"),
-                                                 .status = Str(h, "status", "pending"),
+                                                 .session_id = JsonTextOrNone(h, "session_id"),
+                                                 .sequence = JsonInt(h, "sequence"),
+                                                 .source = JsonText(h, "source"),
+                                                 .target = JsonText(h, "target"),
+                                                 .type = JsonText(h, "type", "dispatch"),
+                                                 .status = JsonText(h, "status", "pending"),
                                                  .step_id = task_ids_.contains(step)
                                                                 ? std::optional(task_ids_[step])
                                                                 : std::nullopt,
-                                                 .body = Str(h, "body"),
+                                                 .body = JsonText(h, "body"),
                                                  .meta = ObjectOr(h, "meta"),
                                                  .created_at = Time(h, "created_at"),
                                                  .updated_at = Time(h, "updated_at")}));
     if (!stored) {
-      notes_.push_back("handoffs: " + Str(h, "id") +
+      notes_.push_back("handoffs: " + JsonText(h, "id") +
                        " is already held (another run, or the same sequence); not imported");
     } else {
       Count("handoffs");
@@ -468,16 +454,16 @@ Status Importer::WriteUsage() {
     if (Seen("usage", u)) continue;
     const Json tokens = ObjectOr(u, "tokens");
     RETURN_IF_ERROR(InsertUsageRow(ctx_.txn, {.run_id = run_id_,
-                                              .agent = Str(u, "agent"),
-                                              .model = Str(u, "model"),
-                                              .step_id = Str(u, "step_id"),
-                                              .session_id = Str(u, "session_id"),
+                                              .agent = JsonText(u, "agent"),
+                                              .model = JsonText(u, "model"),
+                                              .step_id = JsonText(u, "step_id"),
+                                              .session_id = JsonText(u, "session_id"),
                                               .cost = u.value("cost", 0.0),
-                                              .input_tokens = Int(tokens, "input"),
-                                              .output_tokens = Int(tokens, "output"),
-                                              .reasoning_tokens = Int(tokens, "reasoning"),
-                                              .cache_read_tokens = Int(tokens, "cacheRead"),
-                                              .cache_write_tokens = Int(tokens, "cacheWrite"),
+                                              .input_tokens = JsonInt(tokens, "input"),
+                                              .output_tokens = JsonInt(tokens, "output"),
+                                              .reasoning_tokens = JsonInt(tokens, "reasoning"),
+                                              .cache_read_tokens = JsonInt(tokens, "cacheRead"),
+                                              .cache_write_tokens = JsonInt(tokens, "cacheWrite"),
                                               .created_at = Time(u, "time")})
                         .status());
     Count("usage");
@@ -490,7 +476,7 @@ Status Importer::WriteUsage() {
 // the file says waits, its profile's active status. A run that waits with
 // no question in the file gets one, or nothing could ever release it.
 Status Importer::WriteQuestions() {
-  const std::string status = Str(run_, "status");
+  const std::string status = JsonText(run_, "status");
   const bool waiting = status == profile_->waiting_status;
   const std::string before = waiting ? StatusFor(machine_->name(), Phase::kActive) : status;
   Json questions_in = ListOf(image_, "questions");
@@ -510,15 +496,15 @@ Status Importer::WriteQuestions() {
                      "opened so that an answer releases it");
   }
   for (const Json& q : questions_in) {
-    if (Str(q, "status", "open") != "open" || Seen("questions", q)) continue;
+    if (JsonText(q, "status", "open") != "open" || Seen("questions", q)) continue;
     const Json questions = q.value("questions", Json::array());
     const std::string id =
-        Str(q, "id", Sha256Hex(Str(q, "message") + CanonicalJson(questions)).substr(0, 16));
+        JsonText(q, "id", Sha256Hex(JsonText(q, "message") + CanonicalJson(questions)).substr(0, 16));
     RETURN_IF_ERROR(InsertImportedQuestion(ctx_.txn, {.id = id,
                                                       .run_id = run_id_,
                                                       .project_id = project_id_,
-                                                      .asked_by = Str(q, "asked_by", "coordinator"),
-                                                      .message = Str(q, "message"),
+                                                      .asked_by = JsonText(q, "asked_by", "coordinator"),
+                                                      .message = JsonText(q, "message"),
                                                       .questions = questions,
                                                       .work_gate = q.value("work_gate", false),
                                                       .status_before = before,
@@ -534,9 +520,9 @@ Status Importer::WriteQuestions() {
 Status Importer::RegisterWish() {
   if (!created_ || request_.format != "genie-wish") return Status();
   const Json meta = ObjectOr(run_, "meta");
-  const std::string slug = Str(meta, "slug");
+  const std::string slug = JsonText(meta, "slug");
   if (slug.empty()) return Status();
-  const std::string wish_file = Str(meta, "wish_file");
+  const std::string wish_file = JsonText(meta, "wish_file");
   ASSIGN_OR_RETURN(
       bool stored,
       InsertImportedWish(ctx_.txn,
@@ -544,7 +530,7 @@ Status Importer::RegisterWish() {
                           .slug = slug,
                           .run_id = run_id_,
                           .wish_file = wish_file.empty() ? std::nullopt : std::optional(wish_file),
-                          .signature = Str(meta, "groupsSignature"),
+                          .signature = JsonText(meta, "groupsSignature"),
                           .created_at = Time(run_, "created_at")}));
   if (!stored) {
     notes_.push_back("wish: the slug \"" + slug +
@@ -580,7 +566,7 @@ Result<Json> Importer::Import() {
                                      {"source", request_.source},
                                      {"sha256", request_.sha256},
                                      {"created", created_},
-                                     {"status", Str(run_, "status")},
+                                     {"status", JsonText(run_, "status")},
                                      {"status_changes", status_changes_},
                                      {"counts", counts_},
                                      {"notes", notes_}}}));
@@ -588,7 +574,7 @@ Result<Json> Importer::Import() {
   return Json{{"run_id", run_id_},
               {"created", created_},
               {"format", request_.format},
-              {"status", Str(run_, "status")},
+              {"status", JsonText(run_, "status")},
               {"counts", counts_},
               {"notes", notes_}};
 }

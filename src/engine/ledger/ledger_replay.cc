@@ -45,9 +45,6 @@ struct Replay {
   std::map<std::string, int64_t> imported_runs;  // run id -> seq of its last import
 };
 
-std::string Str(const Json& p, const char* key) {
-  return p.contains(key) && p[key].is_string() ? p[key].get<std::string>() : "";
-}
 
 bool Starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -98,7 +95,7 @@ void ApplyRun(Replay& r, int64_t seq, const std::string& run, const std::string&
 
 void ApplyTask(Replay& r, int64_t seq, const std::string& run, const std::string& kind,
                const Json& p) {
-  const std::string id = Str(p, "task_id");
+  const std::string id = JsonText(p, "task_id");
   if (id.empty()) return;
   RowState& row = r.tasks[id];
   auto& f = row.fields;
@@ -110,8 +107,8 @@ void ApplyTask(Replay& r, int64_t seq, const std::string& run, const std::string
     f["lease_epoch"].Set(Json(int64_t{0}), seq);
     f["lease_expires_at"].Set(Json(), seq);
   } else if (kind == "task.status") {
-    const std::string from = Str(p, "from");
-    const std::string to = Str(p, "to");
+    const std::string from = JsonText(p, "from");
+    const std::string to = JsonText(p, "to");
     f["status"].Set(to, seq);
     if (to == kInProgress) {
       f["lease_owner"].Set(Json(), seq);
@@ -132,7 +129,7 @@ void ApplyTask(Replay& r, int64_t seq, const std::string& run, const std::string
 
 void ApplyAgent(Replay& r, const MachineSet& machines, int64_t seq, const std::string& kind,
                 const Json& p) {
-  const std::string id = Str(p, "agent");
+  const std::string id = JsonText(p, "agent");
   if (id.empty()) return;
   if (kind == "agent.registered") {
     RowState& row = r.agents[id];
@@ -152,7 +149,7 @@ void ApplyAgent(Replay& r, const MachineSet& machines, int64_t seq, const std::s
 }
 
 void ApplyToken(Replay& r, int64_t seq, const std::string& kind, const Json& p) {
-  const std::string id = Str(p, "token_id");
+  const std::string id = JsonText(p, "token_id");
   if (id.empty()) return;
   RowState& row = r.tokens[id];
   if (kind == "token.created") {
