@@ -12,12 +12,16 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <thread>
+#include <variant>
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include "engine/graph/graph_runs.h"
+#include "store/store_wrapper.h"
 #include "model/graph_delta.h"
 #include "model/graph_lua.h"
 #include "test_util.h"
@@ -434,6 +438,148 @@ nodes:
   const Status s = Refused(*api_, "graph.fork", {{"id", "l"}, {"seq", 20}}, StatusCode::kNotFound);
   EXPECT_NE(s.message().find("compacted ones are gone"), std::string::npos);
   Refused(*api_, "graph.compact", {{"id", "l"}}, StatusCode::kInvalidArgument);
+}
+
+// The bytes each committed write transaction handed the store, and whether
+// it appended to a graph conversation: a wrapper around the Api's store
+// (store_wrapper.h), as a counter of what reaches SQLite.
+struct WrittenTxn {
+  size_t bytes = 0;
+  bool appended_message = false;
+};
+struct WriteLog {
+  std::mutex mu;
+  std::vector<WrittenTxn> committed;
+};
+
+class CountingTxn final : public TxnWrapper {
+ public:
+  CountingTxn(std::unique_ptr<Txn> target, std::shared_ptr<WriteLog> log)
+      : TxnWrapper(std::move(target)), log_(std::move(log)) {}
+  using Txn::Exec;
+  Result<int64_t> Exec(std::string_view sql, SqlParams params) override {
+    for (const SqlValue& v : params) {
+      if (const auto* text = std::get_if<std::string>(&v)) this_.bytes += text->size();
+    }
+    this_.bytes += sql.size();
+    if (sql.starts_with("INSERT INTO graph_messages")) this_.appended_message = true;
+    return TxnWrapper::Exec(sql, params);
+  }
+  Status Commit() override {
+    Status s = TxnWrapper::Commit();
+    if (s.ok() && this_.bytes > 0) {
+      std::lock_guard<std::mutex> lock(log_->mu);
+      log_->committed.push_back(this_);
+    }
+    return s;
+  }
+
+ private:
+  std::shared_ptr<WriteLog> log_;
+  WrittenTxn this_;
+};
+
+class CountingConnection final : public ConnectionWrapper {
+ public:
+  CountingConnection(std::unique_ptr<Connection> target, std::shared_ptr<WriteLog> log)
+      : ConnectionWrapper(std::move(target)), log_(std::move(log)) {}
+  Result<std::unique_ptr<Txn>> Begin(TxnMode mode) override {
+    ASSIGN_OR_RETURN(std::unique_ptr<Txn> txn, ConnectionWrapper::Begin(mode));
+    return std::unique_ptr<Txn>(new CountingTxn(std::move(txn), log_));
+  }
+
+ private:
+  std::shared_ptr<WriteLog> log_;
+};
+
+class CountingStore final : public StoreWrapper {
+ public:
+  CountingStore(std::unique_ptr<Store> target, std::shared_ptr<WriteLog> log)
+      : StoreWrapper(std::move(target)), log_(std::move(log)) {}
+  Result<std::unique_ptr<Connection>> Connect() override {
+    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, StoreWrapper::Connect());
+    return std::unique_ptr<Connection>(new CountingConnection(std::move(conn), log_));
+  }
+
+ private:
+  std::shared_ptr<WriteLog> log_;
+};
+
+// A checkpoint writes what its node changed (issue 19 item 9): the keys it
+// set and the message it appended, not the 64 KB context key it left alone
+// nor the conversation so far — and the run still shows both whole, its
+// state file too, and a reset, a fork and an import keep them right.
+TEST_F(GraphRunTest, ACheckpointWritesWhatTheNodeChangedNotTheWholeState) {
+  const std::string blob(64 * 1024, 'x');
+  const std::string flow = R"yaml(
+id: steady
+initialContext: {i: 0, blob: ")yaml" + blob + R"yaml("}
+nodes:
+  - name: STEP
+    type: eval
+    code: "context.i = context.i + 1; table.insert(state.conversationHistory, {type = 'assistant', content = 'message ' .. context.i})"
+    then:
+      - when: "state.context.i < 30"
+        goto: STEP
+      - goto: END
+)yaml";
+  auto log = std::make_shared<WriteLog>();
+  ApiOptions options;
+  options.store.location = dir_.File("counted.db");
+  options.validate_output = true;
+  options.wrap_store = [log](std::unique_ptr<Store> store) -> std::unique_ptr<Store> {
+    return std::make_unique<CountingStore>(std::move(store), log);
+  };
+  Result<std::unique_ptr<Api>> opened = Api::Open(options);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  Api& api = **opened;
+  MustCall(api, "graph.run", {{"text", flow}, {"id", "s"}, {"state_dir", dir_.File("state")}});
+
+  std::vector<WrittenTxn> committed;
+  {
+    std::lock_guard<std::mutex> lock(log->mu);
+    committed = log->committed;
+  }
+  size_t node_commits = 0;
+  for (const WrittenTxn& t : committed) {
+    if (!t.appended_message) continue;
+    ++node_commits;
+    EXPECT_LT(t.bytes, 8u * 1024) << "node commit " << node_commits << " wrote " << t.bytes
+                                  << " bytes: the whole context or conversation again";
+  }
+  EXPECT_EQ(node_commits, 30u);
+
+  const Json run = MustCall(api, "run.show", {{"id", "s"}});
+  EXPECT_EQ(run["context"]["i"], 30);
+  EXPECT_EQ(run["context"]["blob"], blob);
+  ASSERT_EQ(run["meta"]["conversationHistory"].size(), 30u);
+  EXPECT_EQ(run["meta"]["conversationHistory"][29]["content"], "message 30");
+  const Json listed = MustCall(api, "run.list", {{"profile", "graph"}});
+  ASSERT_EQ(listed["runs"].size(), 1u);
+  EXPECT_EQ(listed["runs"][0]["meta"]["conversationHistory"].size(), 30u);
+  const Json mirror = Json::parse(Slurp(dir_.File("state/s.json")));
+  EXPECT_EQ(mirror["conversationHistory"].size(), 30u);
+  EXPECT_EQ(mirror["context"]["i"], 30);
+  const Json at20 = MustCall(api, "graph.checkpoint", {{"id", "s"}, {"seq", 20}});
+  EXPECT_EQ(at20["state"]["conversationHistory"].size(), 20u);
+
+  // A fork carries the conversation as it was; the original keeps its own.
+  MustCall(api, "graph.fork", {{"id", "s"}, {"seq", 10}, {"new_id", "s-fork"}});
+  EXPECT_EQ(MustCall(api, "run.show", {{"id", "s-fork"}})["meta"]["conversationHistory"].size(), 10u);
+  const Json forked = MustCall(api, "graph.resume", {{"id", "s-fork"}});
+  EXPECT_EQ(forked["status"], "completed");
+  const Json fork = MustCall(api, "run.show", {{"id", "s-fork"}});
+  EXPECT_EQ(fork["meta"]["conversationHistory"].size(), 30u);
+  EXPECT_EQ(fork["context"]["blob"], blob);
+  EXPECT_EQ(MustCall(api, "run.show", {{"id", "s"}})["meta"]["conversationHistory"].size(), 30u);
+
+  // A reset empties it and starts from the initial context.
+  const Json reset = MustCall(api, "graph.reset", {{"id", "s"}});
+  EXPECT_TRUE(reset["meta"]["conversationHistory"].empty());
+  EXPECT_EQ(reset["context"]["i"], 0);
+  EXPECT_EQ(MustCall(api, "graph.resume", {{"id", "s"}})["status"], "completed");
+  EXPECT_EQ(MustCall(api, "run.show", {{"id", "s"}})["meta"]["conversationHistory"].size(), 30u);
+  EXPECT_TRUE(MustCall(api, "ledger.verify", Json::object())["ok"].get<bool>());
 }
 
 // kill -9 while a node runs, as a user's machine would: `baton graph run` in

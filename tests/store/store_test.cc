@@ -13,6 +13,8 @@
 
 #include "engine/ledger/writer.h"
 #include "store/migrations/migrations.h"
+#include "store/tables/graph_message_table.h"
+#include "store/tables/run_table.h"
 #include "test_env.h"
 
 namespace baton {
@@ -59,6 +61,103 @@ TEST(StoreTest, ReopeningIsIdempotent) {
   auto again = MustOpen(dir.File("b.db"));
   EXPECT_EQ(CountRows(*again, "SELECT COUNT(*) FROM schema_migrations"),
             static_cast<int64_t>(AllMigrations().size()));
+}
+
+// Migration 10 on a store made before it: a graph run's conversation moves
+// from its meta into graph_messages, message by message and each as the
+// JSON it was (objects, text, numbers, true, null, arrays), and the run
+// loads as it did; a run of another profile keeps its meta untouched.
+TEST(StoreTest, MigrationTenMovesAGraphConversationOutOfTheRunRow) {
+  TempDir dir;
+  const std::string path = dir.File("old.db");
+  const Json history = Json::parse(R"([{"type":"user","content":"hi \"you\""},"plain text",3,
+                                      2.5,true,false,null,[1,"two"]])");
+  const Json meta = {{"graph", {{"attempt", 0}}}, {"conversationHistory", history}};
+  {
+    // The store as baton wrote it before migration 10.
+    auto store = MustOpen(path);
+    auto conn = store->Connect();
+    ASSERT_TRUE(conn.ok());
+    auto txn = (*conn)->Begin(TxnMode::kWrite);
+    ASSERT_TRUE(txn.ok());
+    for (const char* sql : {"DROP TABLE graph_messages",
+                            "DELETE FROM schema_migrations WHERE version = 10"}) {
+      ASSERT_TRUE((*txn)->Exec(sql, {}).ok()) << sql;
+    }
+    for (const char* profile : {"graph", "baton"}) {
+      ASSERT_TRUE((*txn)->Exec("INSERT INTO runs (id, profile, machine, status, title, context, "
+                               "meta, version, created_at, updated_at) VALUES (?, ?, 'graph.run', "
+                               "'running', '', '{}', ?, 1, 'now', 'now')",
+                               {SqlText(std::string(profile) + "-run"), SqlText(profile),
+                                SqlText(CanonicalJson(meta))})
+                      .ok());
+    }
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  auto store = MustOpen(path);
+  EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM graph_messages WHERE run_id = 'graph-run'"),
+            static_cast<int64_t>(history.size()));
+  EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM runs WHERE meta LIKE '%conversationHistory%'"),
+            1);  // the baton run's
+  auto conn = store->Connect();
+  ASSERT_TRUE(conn.ok());
+  auto txn = (*conn)->Begin(TxnMode::kRead);
+  ASSERT_TRUE(txn.ok());
+  Result<baton::Run> graph = LoadRunRow(**txn, "graph-run");
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  EXPECT_EQ(graph->meta, meta);
+  Result<baton::Run> bare = LoadRunRow(**txn, "graph-run", RunConversation::kWithout);
+  ASSERT_TRUE(bare.ok());
+  EXPECT_FALSE(bare->meta.contains("conversationHistory"));
+  Result<baton::Run> other = LoadRunRow(**txn, "baton-run");
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other->meta, meta);
+}
+
+// A graph commit's context patch: keys set and removed, whatever they are
+// spelled with — dots and brackets the path syntax would read, quotes and
+// backslashes JSON escapes, text beyond ASCII — and the rest left as it was.
+TEST(StoreTest, PatchingARunContextSetsAndRemovesOnlyTheNamedKeys) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("p.db"));
+  auto conn = store->Connect();
+  ASSERT_TRUE(conn.ok());
+  const Json before = {{"keep", {{"nested", {1, 2}}}}, {"a.b", 1}, {"gone", true},
+                       {"q\"uote", 1}, {"back\\slash", 1}, {"ünï", 1}};
+  baton::Run run{.id = "r", .profile = "graph", .machine = "graph.run", .status = "running",
+          .context = before, .meta = {{"conversationHistory", Json::array()}},
+          .created_at = "now", .updated_at = "now"};
+  {
+    auto txn = (*conn)->Begin(TxnMode::kWrite);
+    ASSERT_TRUE(txn.ok());
+    ASSERT_TRUE(InsertRunRow(**txn, run).ok());
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  struct Case {
+    Json set;
+    Json unset;
+  };
+  const std::vector<Case> cases = {
+      {{{"a.b", {{"x", 1}}}, {"new[0]", "n"}}, Json::array({"gone"})},  // by path
+      {{{"q\"uote", 2}}, Json::array({"back\\slash"})},                 // the long way
+      {{{"ünï", "two"}}, Json::array({"missing"})},
+      {Json::object(), Json::array()},
+  };
+  Json expected = before;
+  for (const Case& c : cases) {
+    for (auto it = c.set.begin(); it != c.set.end(); ++it) expected[it.key()] = it.value();
+    for (const Json& k : c.unset) expected.erase(k.get<std::string>());
+    auto txn = (*conn)->Begin(TxnMode::kWrite);
+    ASSERT_TRUE(txn.ok());
+    Status s = PatchRunContextRow(**txn, "r", c.set, c.unset);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE((*txn)->Commit().ok());
+    auto read = (*conn)->Begin(TxnMode::kRead);
+    ASSERT_TRUE(read.ok());
+    Result<baton::Run> loaded = LoadRunRow(**read, "r");
+    ASSERT_TRUE(loaded.ok());
+    EXPECT_EQ(loaded->context, expected) << c.set.dump() << " " << c.unset.dump();
+  }
 }
 
 TEST(StoreTest, ProcessesOpeningANewStoreAtOnceAllSucceed) {

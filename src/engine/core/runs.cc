@@ -28,7 +28,7 @@ Result<Json> AnswerRun(Txn& txn, const std::string& id) {
 Result<Run> LoadRun(Txn& txn, const std::string& id) { return LoadRunRow(txn, id); }
 
 Status StoreRun(OpContext& ctx, const Run& run) {
-  return StoreRunRow(ctx.txn, run.id, run.status, run.context, run.meta, ctx.now);
+  return StoreRunRow(ctx.txn, run, ctx.now);
 }
 
 Result<Json> CreateRun(OpContext& ctx, const Json& in) {

@@ -162,7 +162,7 @@ Json StateJson(const Json& state) {
 
 Result<Json> ListGraphCheckpoints(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  RETURN_IF_ERROR(LoadGraphRun(ctx.txn, id).status());
+  RETURN_IF_ERROR(LoadGraphRun(ctx.txn, id, RunConversation::kWithout).status());
   ASSIGN_OR_RETURN(std::vector<Checkpoint> cps, LoadGraphCheckpoints(ctx.txn, id));
   std::vector<Json> states;
   const bool with_state = in.value("with_state", false);
@@ -183,7 +183,7 @@ Result<Json> ListGraphCheckpoints(OpContext& ctx, const Json& in) {
 Result<Json> ShowGraphCheckpoint(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
   const int64_t seq = in.at("seq").get<int64_t>();
-  RETURN_IF_ERROR(LoadGraphRun(ctx.txn, id).status());
+  RETURN_IF_ERROR(LoadGraphRun(ctx.txn, id, RunConversation::kWithout).status());
   ASSIGN_OR_RETURN(std::vector<Checkpoint> cps, LoadGraphCheckpoints(ctx.txn, id));
   auto it = std::find_if(cps.begin(), cps.end(), [&](const Checkpoint& c) { return c.seq >= seq; });
   if (it == cps.end() || it->seq != seq) {
@@ -204,7 +204,7 @@ Result<Json> ShowGraphCheckpoint(OpContext& ctx, const Json& in) {
 
 Result<Json> ForkGraphRun(OpContext& ctx, const Json& in) {
   const std::string parent_id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Run parent, LoadGraphRun(ctx.txn, parent_id));
+  ASSIGN_OR_RETURN(Run parent, LoadGraphRun(ctx.txn, parent_id, RunConversation::kWithout));
   ASSIGN_OR_RETURN(Json at, ShowGraphCheckpoint(ctx, {{"id", parent_id}, {"seq", in.at("seq")}}));
   const int64_t seq = at["seq"].get<int64_t>();
   const std::string next = at["next"].get<std::string>();
@@ -262,13 +262,13 @@ Result<Json> CompactGraphCheckpoints(OpContext& ctx, const Json& in) {
   if (keep_last <= 0 && older_than <= 0) {
     return InvalidArgumentError("keep_last: give keep_last, older_than_ms or both");
   }
-  RETURN_IF_ERROR(LoadGraphRun(ctx.txn, id).status());
+  RETURN_IF_ERROR(LoadGraphRun(ctx.txn, id, RunConversation::kWithout).status());
   return Compact(ctx, id, keep_last, older_than);
 }
 
 Result<Json> ShowGraphDefinition(OpContext& ctx, const Json& in) {
   const std::string id = in.at("id").get<std::string>();
-  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id, RunConversation::kWithout));
   Json definition = GraphMeta(run).value("definition", Json::object());
   ASSIGN_OR_RETURN(std::optional<std::string> text,
                    LoadGraphDefinitionText(ctx.txn, JsonText(definition, "hash")));

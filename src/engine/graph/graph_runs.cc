@@ -19,6 +19,7 @@
 #include "model/graph_delta.h"
 #include "store/tables/graph_checkpoint_table.h"
 #include "store/tables/graph_definition_table.h"
+#include "store/tables/graph_message_table.h"
 #include "store/tables/question_table.h"
 #include "store/tables/run_table.h"
 #include "util/clock.h"
@@ -50,8 +51,8 @@ static Json& History(Run& run) {
 }
 
 // The run, which must be a graph run.
-Result<Run> LoadGraphRun(Txn& txn, const std::string& id) {
-  ASSIGN_OR_RETURN(Run run, LoadRun(txn, id));
+Result<Run> LoadGraphRun(Txn& txn, const std::string& id, RunConversation conversation) {
+  ASSIGN_OR_RETURN(Run run, LoadRunRow(txn, id, conversation));
   if (run.profile != "graph") {
     return FailedPreconditionError("run: " + id + " is a " + run.profile +
                                    " run, not a graph workflow run");
@@ -59,10 +60,8 @@ Result<Run> LoadGraphRun(Txn& txn, const std::string& id) {
   return run;
 }
 
-// Writes what the graph runner changes: status, cursor, context, meta.
 Status StoreGraphRun(OpContext& ctx, const Run& run) {
-  return StoreGraphRunRow(ctx.txn, run.id, run.status, run.cursor, run.cursor_index, run.context,
-                          run.meta, ctx.now);
+  return StoreGraphRunRow(ctx.txn, run, ctx.now);
 }
 
 // MoveRunStatus, where staying in the same status is no move.
@@ -333,7 +332,8 @@ Status CheckRunnerHolds(const std::string& id, const Json& g, const Json& in,
 
 Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
   const std::string id = in.at("run").get<std::string>();
-  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
+  // The conversation is only appended to: it is not read.
+  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id, RunConversation::kWithout));
   Json& g = GraphMeta(run);
   const std::string node = in.at("node").get<std::string>();
   const int64_t seq = in.at("seq").get<int64_t>();
@@ -350,13 +350,18 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
   RETURN_IF_ERROR(CheckUserKeys(in.value("removed", Json::array()), "removed"));
   RETURN_IF_ERROR(CheckUserKeys(Json::array({in.at("result_key")}), "result_key"));
   // The node's changes, merged as the runner merged them for routing; they
-  // are the checkpoint's delta.
+  // are the checkpoint's delta, and all the commit writes of the state: the
+  // context's keys it set or removed, the messages it appended.
   const std::string result_key = in.at("result_key").get<std::string>();
   const Json delta = NodeOutcomeDelta(result_key, in.at("result"),
                                       in.value("updates", Json::object()),
                                       in.value("removed", Json::array()),
                                       in.value("history_append", Json::array()));
-  RETURN_IF_ERROR(ApplyGraphDelta(run.context, History(run), delta));
+  RETURN_IF_ERROR(PatchRunContextRow(ctx.txn, id, delta.value("set", Json::object()),
+                                     delta.value("unset", Json::array())));
+  if (auto append = delta.find("append"); append != delta.end()) {
+    RETURN_IF_ERROR(AppendGraphMessages(ctx.txn, id, append->at(kGraphHistoryKey)));
+  }
 
   const bool route_failed = in.contains("route_error");
   const std::string next = route_failed ? node : in.at("next").get<std::string>();
@@ -393,14 +398,16 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
   c.event_seq = event;
   RETURN_IF_ERROR(InsertGraphCheckpoint(ctx.txn, id, c, ctx.now));
 
-  g["attempt"] = 0;
+  // What changes in meta.graph, written as that (the rest of the meta — the
+  // initial context among it — is not rewritten at every node).
+  Json graph_set = {{"attempt", 0}};
   run.cursor = next;
   run.cursor_index = seq + 1;
   std::string reason;
   const std::string status = run.status;
   const bool cancelled = g.value("cancelled", false);  // its reason stays
   if (route_failed) {
-    if (!cancelled) g["last_error"] = in["route_error"];
+    if (!cancelled) graph_set["last_error"] = in["route_error"];
     if (status != "failed") RETURN_IF_ERROR(MoveStatus(ctx, run, "failed", in["route_error"].get<std::string>()));
     reason = "failed";
   } else if (next == kGraphEnd || next == kGraphError) {
@@ -409,7 +416,7 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
       if (run.status == "running") RETURN_IF_ERROR(MoveStatus(ctx, run, "completed", "reached END"));
       reason = "completed";
     } else {
-      if (!cancelled) g["last_error"] = node + " routed to ERROR";
+      if (!cancelled) graph_set["last_error"] = node + " routed to ERROR";
       if (run.status != "failed") RETURN_IF_ERROR(MoveStatus(ctx, run, "failed", node + " routed to ERROR"));
       reason = "failed";
     }
@@ -420,10 +427,10 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
     RETURN_IF_ERROR(MoveStatus(ctx, run, "paused", "pause asked while waiting for an answer"));
     reason = "paused";
   }
-  g.erase("pause_requested");
-  g.erase("processes");  // the node's programs have ended: nothing to end at a resume
-  if (!reason.empty()) g.erase("runner");
-  RETURN_IF_ERROR(StoreGraphRun(ctx, run));
+  // The node's programs have ended: nothing to end at a resume.
+  Json graph_unset = {"pause_requested", "processes"};
+  if (!reason.empty()) graph_unset.push_back("runner");
+  RETURN_IF_ERROR(StoreGraphStepRow(ctx.txn, run, graph_set, graph_unset, ctx.now));
   if (g.contains("keep_last") && seq % kAutoCompactEvery == 0) {
     RETURN_IF_ERROR(Compact(ctx, id, g["keep_last"].get<int64_t>(), 0).status());
   }
@@ -627,7 +634,7 @@ Result<Json> ResetGraphRun(OpContext& ctx, const Json& in) {
   const int64_t seq = run.cursor_index.value_or(1);
   const std::string entry = JsonText(graph, "entry");
   SetState(run, graph.value("initial", Json::object()));
-  run.meta["conversationHistory"] = Json::array();
+  History(run) = Json::array();
   run.cursor = entry;
   run.cursor_index = seq + 1;
   for (const char* key : {"runner", "cancelled", "last_error"}) graph.erase(key);
@@ -639,6 +646,8 @@ Result<Json> ResetGraphRun(OpContext& ctx, const Json& in) {
                                                     .payload = {{"seq", seq}, {"entry", entry}}}));
   RETURN_IF_ERROR(InsertWholeCheckpoint(ctx, run, seq, "reset", entry, event));
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
+  RETURN_IF_ERROR(StoreRunContextRow(ctx.txn, id, run.context));
+  RETURN_IF_ERROR(ReplaceGraphMessages(ctx.txn, id, History(run)));
   return AnswerRun(ctx.txn, id);
 }
 

@@ -18,15 +18,22 @@
 #include "engine/ledger/op_context.h"
 #include "model/graph_checkpoint.h"
 #include "model/run.h"
+#include "store/tables/run_table.h"
 
 namespace baton::graph_internal {
 
 // run.meta.graph, made an object if it is not one.
 Json& GraphMeta(Run& run);
 
-// The run, which must be a graph run (FailedPrecondition otherwise).
-Result<Run> LoadGraphRun(Txn& txn, const std::string& id);
-// Writes what the graph runner changes: status, cursor, context, meta.
+// The run, which must be a graph run (FailedPrecondition otherwise); with
+// its conversation unless the caller neither reads nor answers with it.
+Result<Run> LoadGraphRun(Txn& txn, const std::string& id,
+                         RunConversation conversation = RunConversation::kWith);
+// Writes what the steps of a run's life change: status, cursor, meta. Not
+// the state: a reset writes the whole initial state, a start or a fork
+// makes the run with it. A node's commit writes none of it whole: only
+// what the node changed (StoreGraphStepRow, PatchRunContextRow,
+// AppendGraphMessages).
 Status StoreGraphRun(OpContext& ctx, const Run& run);
 
 // The graph state a checkpoint holds: the context plus the conversation

@@ -221,6 +221,7 @@ Status Importer::WriteRun() {
     status_changes_.push_back({{"ref", "run"}, {"from", current_.status}, {"to", status}});
   }
   row.id = run_id_;
+  row.profile = current_.profile;
   row.meta = MergedMeta(ObjectOr(run_, "meta"));
   return UpdateImportedRun(ctx_.txn, row);
 }

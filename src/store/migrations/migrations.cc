@@ -373,6 +373,26 @@ CREATE TABLE team_reservations (
   created_at TEXT NOT NULL
 )
 )SQL"},
+    // A message is kept as the JSON text it was: json_each gives an object's
+    // or array's text as is, and the SQL value of a scalar, which is quoted
+    // back (text) or spelled (true, false, null) here.
+    {10, "a graph run's conversation is appended message by message, outside the run's row", R"SQL(
+CREATE TABLE graph_messages (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  idx INTEGER NOT NULL,
+  message TEXT NOT NULL,
+  PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+INSERT INTO graph_messages (run_id, idx, message)
+  SELECT r.id, m.key,
+         CASE m.type WHEN 'text' THEN json_quote(m.value) WHEN 'true' THEN 'true'
+                     WHEN 'false' THEN 'false' WHEN 'null' THEN 'null' ELSE m.value END
+  FROM runs r, json_each(r.meta, '$.conversationHistory') m
+  WHERE r.profile = 'graph' AND json_valid(r.meta)
+    AND json_type(r.meta, '$.conversationHistory') = 'array';
+UPDATE runs SET meta = json_remove(meta, '$.conversationHistory')
+  WHERE profile = 'graph' AND json_valid(meta)
+)SQL"},
 };
 
 // Splits a migration into statements. Migrations are ours, so a plain split

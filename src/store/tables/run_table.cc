@@ -2,11 +2,103 @@
 
 #include <utility>
 
+#include "store/tables/graph_message_table.h"
 #include "store/tables/row_values.h"
 #include "util/json_util.h"
 
 namespace baton {
 namespace {
+
+constexpr char kConversationKey[] = "conversationHistory";
+
+bool HasConversation(const Run& run) { return run.profile == "graph"; }
+
+// The meta column's text: a graph run's without its conversation, which
+// graph_messages holds.
+std::string MetaText(const Run& run) {
+  if (!HasConversation(run) || !run.meta.is_object() || !run.meta.contains(kConversationKey)) {
+    return CanonicalJson(run.meta);
+  }
+  Json meta = Json::object();
+  for (auto it = run.meta.begin(); it != run.meta.end(); ++it) {
+    if (it.key() != kConversationKey) meta[it.key()] = it.value();
+  }
+  return CanonicalJson(meta);
+}
+
+// Whether json_set and json_remove can name "key" by a path, $."key": the
+// path is compared with the stored text as it is spelled, so a key that
+// JSON spells differently (escapes, non-ASCII text we may have repaired)
+// or that the path cannot quote ('"') cannot, nor can an empty one.
+bool NameableKey(const std::string& key) {
+  if (key.empty()) return false;
+  for (char c : key) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+// Sets the keys of "set" and removes those named in "unset" in run "id"'s
+// JSON column "column" — in its member "member" when that is not empty —
+// leaving the rest of the stored text to the storage engine, which edits
+// it in place. Keys that cannot be named by a path make it a read, merge
+// and write of the column.
+Status PatchRunJson(Txn& txn, const std::string& id, const std::string& column,
+                    const std::string& member, const Json& set, const Json& unset) {
+  if (set.empty() && unset.empty()) return Status();
+  bool by_path = true;
+  for (auto it = set.begin(); it != set.end(); ++it) by_path = by_path && NameableKey(it.key());
+  for (const Json& key : unset) by_path = by_path && NameableKey(key.get<std::string>());
+  if (!by_path) {
+    ASSIGN_OR_RETURN(Row r, txn.QueryOne("SELECT " + column + " FROM runs WHERE id = ?",
+                                         {SqlText(id)}, "run " + id));
+    Json doc = JsonOr(r, 0, Json::object());
+    Json& object = member.empty() ? doc : doc[member];
+    if (!object.is_object()) object = Json::object();
+    for (auto it = set.begin(); it != set.end(); ++it) object[it.key()] = it.value();
+    for (const Json& key : unset) object.erase(key.get<std::string>());
+    return txn
+        .Exec("UPDATE runs SET " + column + " = ? WHERE id = ?",
+              {SqlText(CanonicalJson(doc)), SqlText(id)})
+        .status();
+  }
+  const std::string prefix = member.empty() ? "$." : "$." + member + ".";
+  std::string edit = column;
+  std::vector<SqlValue> params;
+  if (!set.empty()) {
+    edit = "json_set(" + edit;
+    for (auto it = set.begin(); it != set.end(); ++it) {
+      edit += ", ?, json(?)";
+      params.push_back(SqlText(prefix + "\"" + it.key() + "\""));
+      params.push_back(SqlText(CanonicalJson(it.value())));
+    }
+    edit += ")";
+  }
+  if (!unset.empty()) {
+    edit = "json_remove(" + edit;
+    for (const Json& key : unset) {
+      edit += ", ?";
+      params.push_back(SqlText(prefix + "\"" + key.get<std::string>() + "\""));
+    }
+    edit += ")";
+  }
+  params.push_back(SqlText(id));
+  return txn.Exec("UPDATE runs SET " + column + " = " + edit + " WHERE id = ?", params).status();
+}
+
+// A graph run's conversation as its meta carries it: [] when it has none.
+const Json& ConversationOf(const Run& run) {
+  static const Json kNone = Json::array();
+  if (!run.meta.is_object()) return kNone;
+  auto it = run.meta.find(kConversationKey);
+  return it != run.meta.end() && it->is_array() ? *it : kNone;
+}
+
+// Puts "messages" back where a graph run's readers find its conversation.
+void SetConversation(Run& run, Json messages) {
+  if (!run.meta.is_object()) run.meta = Json::object();
+  run.meta[kConversationKey] = std::move(messages);
+}
 
 // "SELECT <columns> FROM runs WHERE ..." with every filter but the status,
 // its parameters appended to "params".
@@ -57,16 +149,21 @@ Run RunFromRow(const Row& r) {
   return run;
 }
 
-Result<Run> LoadRunRow(Txn& txn, const std::string& id) {
+Result<Run> LoadRunRow(Txn& txn, const std::string& id, RunConversation conversation) {
   ASSIGN_OR_RETURN(
       std::vector<Row> rows,
       txn.Query(std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?", {SqlText(id)}));
   if (rows.empty()) return NotFoundError("run: no run with id \"" + id + "\"");
-  return RunFromRow(rows[0]);
+  Run run = RunFromRow(rows[0]);
+  if (HasConversation(run) && conversation == RunConversation::kWith) {
+    ASSIGN_OR_RETURN(Json messages, LoadGraphMessages(txn, id));
+    SetConversation(run, std::move(messages));
+  }
+  return run;
 }
 
 Status InsertRunRow(Txn& txn, const Run& run) {
-  return txn
+  RETURN_IF_ERROR(txn
       .Exec(
           "INSERT INTO runs (id, project_id, profile, machine, status, title, cursor, "
           "cursor_index, context, meta, version, created_at, updated_at) VALUES "
@@ -75,19 +172,20 @@ Status InsertRunRow(Txn& txn, const Run& run) {
            SqlText(run.profile), SqlText(run.machine), SqlText(run.status), SqlText(run.title),
            SqlNullable(run.cursor),
            SqlNullable(run.cursor_index),
-           SqlText(CanonicalJson(run.context)), SqlText(CanonicalJson(run.meta)),
+           SqlText(CanonicalJson(run.context)), SqlText(MetaText(run)),
            SqlText(run.created_at), SqlText(run.updated_at)})
-      .status();
+      .status());
+  if (!HasConversation(run)) return Status();
+  return ReplaceGraphMessages(txn, run.id, ConversationOf(run));
 }
 
-Status StoreRunRow(Txn& txn, const std::string& id, const std::string& status, const Json& context,
-                   const Json& meta, const std::string& now) {
+Status StoreRunRow(Txn& txn, const Run& run, const std::string& now) {
   return txn
       .Exec(
           "UPDATE runs SET status = ?, context = ?, meta = ?, "
           "version = version + 1, updated_at = ? WHERE id = ?",
-          {SqlText(status), SqlText(CanonicalJson(context)), SqlText(CanonicalJson(meta)),
-           SqlText(now), SqlText(id)})
+          {SqlText(run.status), SqlText(CanonicalJson(run.context)), SqlText(MetaText(run)),
+           SqlText(now), SqlText(run.id)})
       .status();
 }
 
@@ -120,7 +218,18 @@ Result<std::vector<Run>> ListRunRows(Txn& txn, const RunFilter& filter) {
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
   std::vector<Run> runs;
   runs.reserve(rows.size());
-  for (const Row& r : rows) runs.push_back(RunFromRow(r));
+  std::vector<std::string> graph_runs;
+  for (const Row& r : rows) {
+    runs.push_back(RunFromRow(r));
+    if (HasConversation(runs.back())) graph_runs.push_back(runs.back().id);
+  }
+  if (graph_runs.empty()) return runs;
+  ASSIGN_OR_RETURN(auto conversations, LoadGraphMessagesOfRuns(txn, graph_runs));
+  for (Run& run : runs) {
+    if (!HasConversation(run)) continue;
+    auto it = conversations.find(run.id);
+    SetConversation(run, it != conversations.end() ? std::move(it->second) : Json::array());
+  }
   return runs;
 }
 
@@ -156,15 +265,17 @@ std::optional<RunLabel> RunLabelAt(const Row& r, size_t at) {
 }
 
 Status UpdateImportedRun(Txn& txn, const Run& run) {
-  return txn
+  RETURN_IF_ERROR(txn
       .Exec(
           "UPDATE runs SET status = ?, title = ?, cursor = ?, cursor_index = ?, context = ?, "
           "meta = ?, version = version + 1, updated_at = ? WHERE id = ?",
           {SqlText(run.status), SqlText(run.title), SqlNullable(run.cursor),
            SqlNullable(run.cursor_index),
-           SqlText(CanonicalJson(run.context)), SqlText(CanonicalJson(run.meta)),
+           SqlText(CanonicalJson(run.context)), SqlText(MetaText(run)),
            SqlText(run.updated_at), SqlText(run.id)})
-      .status();
+      .status());
+  if (!HasConversation(run)) return Status();
+  return ReplaceGraphMessages(txn, run.id, ConversationOf(run));
 }
 
 Result<std::vector<ExecutionReadyRun>> ListRunsReadyForExecutionForInbox(Txn& txn,
@@ -236,17 +347,33 @@ Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::stri
 
 // ---- What engine/graph asks ----
 
-Status StoreGraphRunRow(Txn& txn, const std::string& id, const std::string& status,
-                        const std::optional<std::string>& cursor,
-                        std::optional<int64_t> cursor_index, const Json& context,
-                        const Json& meta, const std::string& now) {
+Status StoreGraphRunRow(Txn& txn, const Run& run, const std::string& now) {
   return txn
-      .Exec("UPDATE runs SET status = ?, cursor = ?, cursor_index = ?, context = ?, meta = ?, "
+      .Exec("UPDATE runs SET status = ?, cursor = ?, cursor_index = ?, meta = ?, "
             "version = version + 1, updated_at = ? WHERE id = ?",
-            {SqlText(status), SqlNullable(cursor),
-             SqlNullable(cursor_index), SqlText(CanonicalJson(context)),
-             SqlText(CanonicalJson(meta)), SqlText(now), SqlText(id)})
+            {SqlText(run.status), SqlNullable(run.cursor), SqlNullable(run.cursor_index),
+             SqlText(MetaText(run)), SqlText(now), SqlText(run.id)})
       .status();
+}
+
+Status StoreRunContextRow(Txn& txn, const std::string& id, const Json& context) {
+  return txn
+      .Exec("UPDATE runs SET context = ? WHERE id = ?", {SqlText(CanonicalJson(context)), SqlText(id)})
+      .status();
+}
+
+Status PatchRunContextRow(Txn& txn, const std::string& id, const Json& set, const Json& unset) {
+  return PatchRunJson(txn, id, "context", "", set, unset);
+}
+
+Status StoreGraphStepRow(Txn& txn, const Run& run, const Json& graph_set, const Json& graph_unset,
+                         const std::string& now) {
+  RETURN_IF_ERROR(txn.Exec("UPDATE runs SET status = ?, cursor = ?, cursor_index = ?, "
+                           "version = version + 1, updated_at = ? WHERE id = ?",
+                           {SqlText(run.status), SqlNullable(run.cursor),
+                            SqlNullable(run.cursor_index), SqlText(now), SqlText(run.id)})
+                      .status());
+  return PatchRunJson(txn, run.id, "meta", "graph", graph_set, graph_unset);
 }
 
 Result<std::vector<std::string>> ListGraphForkMetaTexts(Txn& txn, const std::string& run_id) {

@@ -26,20 +26,32 @@ namespace baton {
 // The columns RunFromRow reads, in its order, for "SELECT <columns> FROM runs".
 extern const char kRunColumns[];
 
+// A graph run's conversation (meta.conversationHistory) is not in its row
+// but in graph_messages (graph_message_table.h), where a node appends to it.
+// The functions here hide that: a graph run loaded has it in its meta (but
+// for RunFromRow, which sees one row), a run inserted or imported puts it
+// there, and a run's meta written back leaves it out — only the graph
+// room's appends and resets change a conversation once it is stored.
+
+// The row alone: a graph run's meta has no conversation.
 Run RunFromRow(const Row& row);
 
+// Whether a graph run is loaded with its conversation: a caller that only
+// checks the run or changes its other columns saves reading it.
+enum class RunConversation { kWith, kWithout };
+
 // NotFound "run: no run with id ..." when there is none.
-Result<Run> LoadRunRow(Txn& txn, const std::string& id);
+Result<Run> LoadRunRow(Txn& txn, const std::string& id,
+                       RunConversation conversation = RunConversation::kWith);
 
 // Inserts "run" at version 1 (its version is not written): run.create's
 // new run, and run.import's run read from a file. AlreadyExists, as the
 // store reports it, when the id is taken.
 Status InsertRunRow(Txn& txn, const Run& run);
 
-// Writes run "id"'s status, context and meta, bumps its version and sets
-// updated_at to "now".
-Status StoreRunRow(Txn& txn, const std::string& id, const std::string& status, const Json& context,
-                   const Json& meta, const std::string& now);
+// Writes run "run.id"'s status, context and meta, bumps its version and
+// sets updated_at to "now".
+Status StoreRunRow(Txn& txn, const Run& run, const std::string& now);
 
 // Bumps run "id"'s version and sets updated_at to "now" — only while the
 // version is "expect_version" when that is given. The new version, or none
@@ -141,13 +153,32 @@ Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::stri
 
 // ---- What engine/graph asks ----
 
-// What the graph runner writes back after each step: run "id"'s status,
-// cursor and cursor_index (none: NULL), context and meta; the version is
-// bumped.
-Status StoreGraphRunRow(Txn& txn, const std::string& id, const std::string& status,
-                        const std::optional<std::string>& cursor,
-                        std::optional<int64_t> cursor_index, const Json& context,
-                        const Json& meta, const std::string& now);
+// What the graph runner writes back after each step: run "run.id"'s
+// status, cursor and cursor_index (none: NULL) and meta — not its context,
+// which only StoreRunContextRow and PatchRunContextRow write; the version is
+// bumped and updated_at set to "now".
+Status StoreGraphRunRow(Txn& txn, const Run& run, const std::string& now);
+
+// What a graph node's commit writes of the run itself: its status, cursor
+// and cursor_index (none: NULL), and in meta.graph the keys of
+// "graph_set" set and those named in "graph_unset" removed, the rest of the
+// meta (the initial context, the definition, a fork's origin) not
+// rewritten; the version is bumped and updated_at set to "now".
+Status StoreGraphStepRow(Txn& txn, const Run& run, const Json& graph_set, const Json& graph_unset,
+                         const std::string& now);
+
+// Run "id"'s whole context (a reset).
+Status StoreRunContextRow(Txn& txn, const std::string& id, const Json& context);
+
+// What a graph node changed in run "id"'s context, written as that: the
+// keys of "set" (an object) take its values, the keys named in "unset" (an
+// array of strings) go. The rest of the stored context is not rewritten by
+// us: the storage engine edits the stored text (SQLite's json_set and
+// json_remove, the one statement here that is not portable as written;
+// PostgreSQL says it as (context::jsonb - keys) || set). Keys the path syntax
+// cannot name (empty, escaped in JSON, non-ASCII) make it a read, merge
+// and write.
+Status PatchRunContextRow(Txn& txn, const std::string& id, const Json& set, const Json& unset);
 
 // The stored meta of the graph runs whose meta may name "run_id" as the run
 // they were forked from: the text narrows, the caller parses and decides.
