@@ -440,12 +440,16 @@ nodes:
   Refused(*api_, "graph.compact", {{"id", "l"}}, StatusCode::kInvalidArgument);
 }
 
-// The bytes each committed write transaction handed the store, and whether
-// it appended to a graph conversation: a wrapper around the Api's store
-// (store_wrapper.h), as a counter of what reaches SQLite.
+// What each committed write transaction handed the store: the bytes of its
+// statements and their text parameters (Exec and Query alike: an UPDATE ...
+// RETURNING is a query), whether it inserted a run, and how many rows it
+// added to or deleted from a graph conversation. A wrapper around the Api's
+// store (store_wrapper.h), as a counter of what reaches SQLite.
 struct WrittenTxn {
   size_t bytes = 0;
-  bool appended_message = false;
+  bool inserted_run = false;
+  int appended_messages = 0;
+  int deleted_messages = 0;
 };
 struct WriteLog {
   std::mutex mu;
@@ -457,13 +461,14 @@ class CountingTxn final : public TxnWrapper {
   CountingTxn(std::unique_ptr<Txn> target, std::shared_ptr<WriteLog> log)
       : TxnWrapper(std::move(target)), log_(std::move(log)) {}
   using Txn::Exec;
+  using Txn::Query;
   Result<int64_t> Exec(std::string_view sql, SqlParams params) override {
-    for (const SqlValue& v : params) {
-      if (const auto* text = std::get_if<std::string>(&v)) this_.bytes += text->size();
-    }
-    this_.bytes += sql.size();
-    if (sql.starts_with("INSERT INTO graph_messages")) this_.appended_message = true;
+    Count(sql, params);
     return TxnWrapper::Exec(sql, params);
+  }
+  Result<std::vector<Row>> Query(std::string_view sql, SqlParams params) override {
+    if (!sql.starts_with("SELECT")) Count(sql, params);
+    return TxnWrapper::Query(sql, params);
   }
   Status Commit() override {
     Status s = TxnWrapper::Commit();
@@ -475,6 +480,16 @@ class CountingTxn final : public TxnWrapper {
   }
 
  private:
+  void Count(std::string_view sql, SqlParams params) {
+    for (const SqlValue& v : params) {
+      if (const auto* text = std::get_if<std::string>(&v)) this_.bytes += text->size();
+    }
+    this_.bytes += sql.size();
+    if (sql.starts_with("INSERT INTO runs")) this_.inserted_run = true;
+    if (sql.starts_with("INSERT INTO graph_messages")) ++this_.appended_messages;
+    if (sql.starts_with("DELETE FROM graph_messages")) ++this_.deleted_messages;
+  }
+
   std::shared_ptr<WriteLog> log_;
   WrittenTxn this_;
 };
@@ -505,10 +520,12 @@ class CountingStore final : public StoreWrapper {
   std::shared_ptr<WriteLog> log_;
 };
 
-// A checkpoint writes what its node changed (issue 19 item 9): the keys it
-// set and the message it appended, not the 64 KB context key it left alone
-// nor the conversation so far — and the run still shows both whole, its
-// state file too, and a reset, a fork and an import keep them right.
+// A node's commit writes what the node changed (issue 19 item 9): the keys
+// it set and the message it appended — not the 64 KB context key it left
+// alone (nor the initial context kept in meta.graph), nor the conversation
+// so far, 1 KB a message. A command node's process record writes as
+// little. The run still shows both whole, its state file too, and a fork,
+// a reset and an import keep them right.
 TEST_F(GraphRunTest, ACheckpointWritesWhatTheNodeChangedNotTheWholeState) {
   const std::string blob(64 * 1024, 'x');
   const std::string flow = R"yaml(
@@ -517,7 +534,11 @@ initialContext: {i: 0, blob: ")yaml" + blob + R"yaml("}
 nodes:
   - name: STEP
     type: eval
-    code: "context.i = context.i + 1; table.insert(state.conversationHistory, {type = 'assistant', content = 'message ' .. context.i})"
+    code: "context.i = context.i + 1; table.insert(state.conversationHistory, {type = 'assistant', content = string.rep('m', 1000) .. context.i})"
+    then: RUN
+  - name: RUN
+    type: command
+    command: "true"
     then:
       - when: "state.context.i < 30"
         goto: STEP
@@ -533,7 +554,8 @@ nodes:
   Result<std::unique_ptr<Api>> opened = Api::Open(options);
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   Api& api = **opened;
-  MustCall(api, "graph.run", {{"text", flow}, {"id", "s"}, {"state_dir", dir_.File("state")}});
+  MustCall(api, "graph.run",
+           {{"text", flow}, {"id", "s"}, {"workdir", work_}, {"state_dir", dir_.File("state")}});
 
   std::vector<WrittenTxn> committed;
   {
@@ -541,33 +563,42 @@ nodes:
     committed = log->committed;
   }
   size_t node_commits = 0;
+  size_t small = 0;
   for (const WrittenTxn& t : committed) {
-    if (!t.appended_message) continue;
-    ++node_commits;
-    EXPECT_LT(t.bytes, 8u * 1024) << "node commit " << node_commits << " wrote " << t.bytes
-                                  << " bytes: the whole context or conversation again";
+    if (t.inserted_run) continue;  // the start: the whole initial state, once
+    EXPECT_EQ(t.deleted_messages, 0) << "a node rewrote the conversation";
+    if (t.appended_messages > 0) {
+      ++node_commits;
+      EXPECT_EQ(t.appended_messages, 1);
+    }
+    EXPECT_LT(t.bytes, 8u * 1024) << "a write of " << t.bytes
+                                  << " bytes: the whole context, meta or conversation again";
+    ++small;
   }
   EXPECT_EQ(node_commits, 30u);
+  EXPECT_GE(small, 90u);  // 60 commits and 30 process records, at least
 
   const Json run = MustCall(api, "run.show", {{"id", "s"}});
   EXPECT_EQ(run["context"]["i"], 30);
   EXPECT_EQ(run["context"]["blob"], blob);
   ASSERT_EQ(run["meta"]["conversationHistory"].size(), 30u);
-  EXPECT_EQ(run["meta"]["conversationHistory"][29]["content"], "message 30");
+  EXPECT_EQ(run["meta"]["conversationHistory"][29]["content"], std::string(1000, 'm') + "30");
+  EXPECT_FALSE(run["meta"]["graph"].contains("processes"));
   const Json listed = MustCall(api, "run.list", {{"profile", "graph"}});
   ASSERT_EQ(listed["runs"].size(), 1u);
   EXPECT_EQ(listed["runs"][0]["meta"]["conversationHistory"].size(), 30u);
-  const Json mirror = Json::parse(Slurp(dir_.File("state/s.json")));
+  const std::string state_file = dir_.File("state/s.json");
+  const Json mirror = Json::parse(Slurp(state_file));
   EXPECT_EQ(mirror["conversationHistory"].size(), 30u);
   EXPECT_EQ(mirror["context"]["i"], 30);
   const Json at20 = MustCall(api, "graph.checkpoint", {{"id", "s"}, {"seq", 20}});
-  EXPECT_EQ(at20["state"]["conversationHistory"].size(), 20u);
+  EXPECT_EQ(at20["state"]["conversationHistory"].size(), 10u);  // 2 nodes a message
 
   // A fork carries the conversation as it was; the original keeps its own.
-  MustCall(api, "graph.fork", {{"id", "s"}, {"seq", 10}, {"new_id", "s-fork"}});
+  MustCall(api, "graph.fork", {{"id", "s"}, {"seq", 20}, {"new_id", "s-fork"}});
   EXPECT_EQ(MustCall(api, "run.show", {{"id", "s-fork"}})["meta"]["conversationHistory"].size(), 10u);
-  const Json forked = MustCall(api, "graph.resume", {{"id", "s-fork"}});
-  EXPECT_EQ(forked["status"], "completed");
+  EXPECT_EQ(MustCall(api, "graph.resume", {{"id", "s-fork"}})["status"],
+            "completed");
   const Json fork = MustCall(api, "run.show", {{"id", "s-fork"}});
   EXPECT_EQ(fork["meta"]["conversationHistory"].size(), 30u);
   EXPECT_EQ(fork["context"]["blob"], blob);
@@ -579,6 +610,16 @@ nodes:
   EXPECT_EQ(reset["context"]["i"], 0);
   EXPECT_EQ(MustCall(api, "graph.resume", {{"id", "s"}})["status"], "completed");
   EXPECT_EQ(MustCall(api, "run.show", {{"id", "s"}})["meta"]["conversationHistory"].size(), 30u);
+
+  // The fork's state file imported over the original: its conversation and
+  // context replace the original's.
+  MustCall(api, "graph.fork", {{"id", "s"}, {"seq", 4}, {"new_id", "s-short"}});
+  const Json short_file = Json::parse(Slurp(dir_.File("state/s-short.json")));
+  ASSERT_EQ(short_file["conversationHistory"].size(), 2u);
+  MustCall(api, "run.import", {{"format", "graph"}, {"content", short_file.dump()}, {"run", "s"}});
+  const Json imported = MustCall(api, "run.show", {{"id", "s"}});
+  EXPECT_EQ(imported["meta"]["conversationHistory"], short_file["conversationHistory"]);
+  EXPECT_EQ(imported["context"]["i"], 2);
   EXPECT_TRUE(MustCall(api, "ledger.verify", Json::object())["ok"].get<bool>());
 }
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "engine/ledger/writer.h"
@@ -65,14 +66,29 @@ TEST(StoreTest, ReopeningIsIdempotent) {
 
 // Migration 10 on a store made before it: a graph run's conversation moves
 // from its meta into graph_messages, message by message and each as the
-// JSON it was (objects, text, numbers, true, null, arrays), and the run
-// loads as it did; a run of another profile keeps its meta untouched.
+// JSON text it was (objects, text, numbers to their last digit, true,
+// null, arrays), and the run loads as it did. What is no conversation stays
+// in meta as it was: a graph run's conversationHistory that is not an
+// array, a meta that is not JSON, and any other profile's meta.
 TEST(StoreTest, MigrationTenMovesAGraphConversationOutOfTheRunRow) {
   TempDir dir;
   const std::string path = dir.File("old.db");
-  const Json history = Json::parse(R"([{"type":"user","content":"hi \"you\""},"plain text",3,
-                                      2.5,true,false,null,[1,"two"]])");
-  const Json meta = {{"graph", {{"attempt", 0}}}, {"conversationHistory", history}};
+  const std::string history_text =
+      R"([{"type":"user","content":"hi \"you\""},"plain text",3,0.30000000000000004,)"
+      R"(12345678901234567890,-0.0,true,false,null,[1,"two"]])";
+  const Json history = Json::parse(history_text);
+  const std::string meta_text = R"({"conversationHistory":)" + history_text + R"(,"graph":{"attempt":0}})";
+  struct OldRun {
+    const char* id;
+    const char* profile;
+    std::string meta;
+  };
+  const std::vector<OldRun> old_runs = {
+      {"graph-run", "graph", meta_text},
+      {"baton-run", "baton", meta_text},
+      {"odd-run", "graph", R"({"conversationHistory":"legacy text"})"},
+      {"broken-run", "graph", "not json"},
+  };
   {
     // The store as baton wrote it before migration 10.
     auto store = MustOpen(path);
@@ -84,34 +100,47 @@ TEST(StoreTest, MigrationTenMovesAGraphConversationOutOfTheRunRow) {
                             "DELETE FROM schema_migrations WHERE version = 10"}) {
       ASSERT_TRUE((*txn)->Exec(sql, {}).ok()) << sql;
     }
-    for (const char* profile : {"graph", "baton"}) {
+    for (const OldRun& r : old_runs) {
       ASSERT_TRUE((*txn)->Exec("INSERT INTO runs (id, profile, machine, status, title, context, "
                                "meta, version, created_at, updated_at) VALUES (?, ?, 'graph.run', "
                                "'running', '', '{}', ?, 1, 'now', 'now')",
-                               {SqlText(std::string(profile) + "-run"), SqlText(profile),
-                                SqlText(CanonicalJson(meta))})
+                               {SqlText(r.id), SqlText(r.profile), SqlText(r.meta)})
                       .ok());
     }
     ASSERT_TRUE((*txn)->Commit().ok());
   }
   auto store = MustOpen(path);
-  EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM graph_messages WHERE run_id = 'graph-run'"),
+  EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM graph_messages"),
             static_cast<int64_t>(history.size()));
-  EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM runs WHERE meta LIKE '%conversationHistory%'"),
-            1);  // the baton run's
   auto conn = store->Connect();
   ASSERT_TRUE(conn.ok());
   auto txn = (*conn)->Begin(TxnMode::kRead);
   ASSERT_TRUE(txn.ok());
+  // Each message is its old text, digit for digit.
+  Result<std::vector<Row>> texts =
+      (*txn)->Query("SELECT message FROM graph_messages WHERE run_id = 'graph-run' ORDER BY idx", {});
+  ASSERT_TRUE(texts.ok());
+  std::string joined = "[";
+  for (const Row& r : *texts) joined += (joined.size() > 1 ? "," : "") + r.Str(0);
+  EXPECT_EQ(joined + "]", history_text);
+  Result<std::vector<Row>> metas = (*txn)->Query("SELECT id, meta FROM runs ORDER BY id", {});
+  ASSERT_TRUE(metas.ok());
+  std::map<std::string, std::string> stored;
+  for (const Row& r : *metas) stored[r.Str(0)] = r.Str(1);
+  EXPECT_EQ(stored["graph-run"], R"({"graph":{"attempt":0}})");
+  for (const OldRun& r : old_runs) {
+    if (r.id != std::string("graph-run")) EXPECT_EQ(stored[r.id], r.meta) << r.id;
+  }
+
   Result<baton::Run> graph = LoadRunRow(**txn, "graph-run");
   ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-  EXPECT_EQ(graph->meta, meta);
+  EXPECT_EQ(graph->meta, Json::parse(meta_text));
   Result<baton::Run> bare = LoadRunRow(**txn, "graph-run", RunConversation::kWithout);
   ASSERT_TRUE(bare.ok());
   EXPECT_FALSE(bare->meta.contains("conversationHistory"));
-  Result<baton::Run> other = LoadRunRow(**txn, "baton-run");
-  ASSERT_TRUE(other.ok());
-  EXPECT_EQ(other->meta, meta);
+  Result<baton::Run> odd = LoadRunRow(**txn, "odd-run");
+  ASSERT_TRUE(odd.ok());
+  EXPECT_EQ(odd->meta["conversationHistory"], "legacy text");
 }
 
 // A graph commit's context patch: keys set and removed, whatever they are
@@ -157,7 +186,24 @@ TEST(StoreTest, PatchingARunContextSetsAndRemovesOnlyTheNamedKeys) {
     Result<baton::Run> loaded = LoadRunRow(**read, "r");
     ASSERT_TRUE(loaded.ok());
     EXPECT_EQ(loaded->context, expected) << c.set.dump() << " " << c.unset.dump();
+    if (&c == &cases[0]) {
+      // Edited by path: json_set adds a new key at the end of the stored
+      // text, where writing the context whole would have sorted it in.
+      Result<std::vector<Row>> text = (*read)->Query("SELECT context FROM runs", {});
+      ASSERT_TRUE(text.ok());
+      const std::string stored = (*text)[0].Str(0);
+      EXPECT_GT(stored.find("new[0]"), stored.find("keep")) << stored;
+      EXPECT_GT(stored.find("new[0]"), stored.find("q\\\"uote")) << stored;
+    }
   }
+  // A context that is no object is replaced by one holding what was set.
+  auto txn = (*conn)->Begin(TxnMode::kWrite);
+  ASSERT_TRUE(txn.ok());
+  ASSERT_TRUE((*txn)->Exec("UPDATE runs SET context = '[1, 2]'", {}).ok());
+  ASSERT_TRUE(PatchRunContextRow(**txn, "r", {{"a", 1}}, Json::array()).ok());
+  Result<baton::Run> loaded = LoadRunRow(**txn, "r");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->context, Json({{"a", 1}}));
 }
 
 TEST(StoreTest, ProcessesOpeningANewStoreAtOnceAllSucceed) {

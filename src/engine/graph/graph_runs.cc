@@ -528,7 +528,8 @@ Result<Json> TakeOverGraphRun(OpContext& ctx, const Json& in) {
 
 Result<Json> RecordGraphNodeProcess(OpContext& ctx, const Json& in) {
   const std::string id = in.at("run").get<std::string>();
-  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
+  // Once per program a node starts: it reads and writes only meta.graph.
+  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id, RunConversation::kWithout));
   Json& g = GraphMeta(run);
   const std::string node = in.at("node").get<std::string>();
   const int64_t seq = in.at("seq").get<int64_t>();
@@ -547,7 +548,8 @@ Result<Json> RecordGraphNodeProcess(OpContext& ctx, const Json& in) {
                   {"since", ctx.now}};
   if (!g.contains("processes") || !g["processes"].is_array()) g["processes"] = Json::array();
   g["processes"].push_back(process);
-  RETURN_IF_ERROR(StoreGraphRun(ctx, run));
+  RETURN_IF_ERROR(
+      StoreGraphStepRow(ctx.txn, run, {{"processes", g["processes"]}}, Json::array(), ctx.now));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = id,
                                     .kind = "graph.process",
                                     .summary = node + " #" + std::to_string(seq) +
@@ -560,15 +562,14 @@ Result<Json> RecordGraphNodeProcess(OpContext& ctx, const Json& in) {
 
 Result<Json> ReleaseGraphRun(OpContext& ctx, const Json& in) {
   const std::string id = in.at("run").get<std::string>();
-  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id, RunConversation::kWithout));
   Json& g = GraphMeta(run);
   if (!g.contains("runner") || JsonText(g["runner"], "token") != in.at("runner").get<std::string>()) {
     return Json{{"released", false}};
   }
   const std::string who = RunnerName(g["runner"]);
-  g.erase("runner");
-  g.erase("processes");
-  RETURN_IF_ERROR(StoreGraphRun(ctx, run));
+  RETURN_IF_ERROR(StoreGraphStepRow(ctx.txn, run, Json::object(), Json::array({"runner", "processes"}),
+                                    ctx.now));
   RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = id,
                                     .kind = "graph.released",
                                     .summary = who + " stopped running it: " + in.value("reason", ""),
@@ -628,7 +629,7 @@ Result<Json> ResetGraphRun(OpContext& ctx, const Json& in) {
                                    "; pause or cancel it first");
   }
   RETURN_IF_ERROR(CancelOpenQuestions(ctx, id, "the run was reset"));
-  ASSIGN_OR_RETURN(run, LoadGraphRun(ctx.txn, id));
+  ASSIGN_OR_RETURN(run, LoadGraphRun(ctx.txn, id, RunConversation::kWithout));  // emptied below
   Json& graph = GraphMeta(run);
   RETURN_IF_ERROR(MoveStatus(ctx, run, "pending", "reset to the initial context"));
   const int64_t seq = run.cursor_index.value_or(1);

@@ -373,25 +373,28 @@ CREATE TABLE team_reservations (
   created_at TEXT NOT NULL
 )
 )SQL"},
-    // A message is kept as the JSON text it was: json_each gives an object's
-    // or array's text as is, and the SQL value of a scalar, which is quoted
-    // back (text) or spelled (true, false, null) here.
+    // A message is kept as the JSON text it was (->, with each message's
+    // full key, gives the stored text: numbers keep every digit). Only an
+    // array moves; a conversationHistory of another type, or a meta that is
+    // not JSON, stays as it is (CASE: SQLite's JSON functions raise an
+    // error on text that is not JSON, and CASE evaluates only its branch).
     {10, "a graph run's conversation is appended message by message, outside the run's row", R"SQL(
 CREATE TABLE graph_messages (
   run_id TEXT NOT NULL REFERENCES runs(id),
   idx INTEGER NOT NULL,
   message TEXT NOT NULL,
   PRIMARY KEY (run_id, idx)
-) WITHOUT ROWID;
+);
 INSERT INTO graph_messages (run_id, idx, message)
-  SELECT r.id, m.key,
-         CASE m.type WHEN 'text' THEN json_quote(m.value) WHEN 'true' THEN 'true'
-                     WHEN 'false' THEN 'false' WHEN 'null' THEN 'null' ELSE m.value END
-  FROM runs r, json_each(r.meta, '$.conversationHistory') m
-  WHERE r.profile = 'graph' AND json_valid(r.meta)
-    AND json_type(r.meta, '$.conversationHistory') = 'array';
+  SELECT r.id, m.key, r.meta -> m.fullkey
+  FROM runs r,
+       json_each(CASE WHEN (CASE WHEN json_valid(r.meta)
+                            THEN json_type(r.meta, '$.conversationHistory') END) = 'array'
+                 THEN r.meta ELSE '{}' END, '$.conversationHistory') m
+  WHERE r.profile = 'graph';
 UPDATE runs SET meta = json_remove(meta, '$.conversationHistory')
-  WHERE profile = 'graph' AND json_valid(meta)
+  WHERE profile = 'graph'
+    AND CASE WHEN json_valid(meta) THEN json_type(meta, '$.conversationHistory') END = 'array'
 )SQL"},
 };
 

@@ -40,16 +40,14 @@ Result<Json> LoadGraphMessages(Txn& txn, const std::string& run_id) {
 
 Result<std::map<std::string, Json>> LoadGraphMessagesOfRuns(Txn& txn,
                                                             const std::vector<std::string>& run_ids) {
+  // The ids travel as one JSON array: one statement for any number of runs
+  // (run.list lists up to 100,000; a statement's parameters are bounded).
   std::map<std::string, Json> out;
   if (run_ids.empty()) return out;
-  std::string sql = "SELECT run_id, idx, message FROM graph_messages WHERE run_id IN (";
-  std::vector<SqlValue> params;
-  for (const std::string& id : run_ids) {
-    sql += params.empty() ? "?" : ", ?";
-    params.push_back(SqlText(id));
-  }
-  sql += ") ORDER BY run_id, idx";
-  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT run_id, idx, message FROM graph_messages "
+                             "WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY run_id, idx",
+                             {SqlText(CanonicalJson(Json(run_ids)))}));
   for (const Row& r : rows) {
     const std::string run_id = r.Str(0);
     ASSIGN_OR_RETURN(Json m, ParseMessage(r, 2, run_id));

@@ -14,14 +14,15 @@ constexpr char kConversationKey[] = "conversationHistory";
 bool HasConversation(const Run& run) { return run.profile == "graph"; }
 
 // The meta column's text: a graph run's without its conversation, which
-// graph_messages holds.
+// graph_messages holds. (A conversationHistory that is not an array is no
+// conversation: it stays in meta, as migration 10 left such a one.)
 std::string MetaText(const Run& run) {
-  if (!HasConversation(run) || !run.meta.is_object() || !run.meta.contains(kConversationKey)) {
-    return CanonicalJson(run.meta);
-  }
+  if (!HasConversation(run) || !run.meta.is_object()) return CanonicalJson(run.meta);
+  auto conversation = run.meta.find(kConversationKey);
+  if (conversation == run.meta.end() || !conversation->is_array()) return CanonicalJson(run.meta);
   Json meta = Json::object();
   for (auto it = run.meta.begin(); it != run.meta.end(); ++it) {
-    if (it.key() != kConversationKey) meta[it.key()] = it.value();
+    if (it != conversation) meta[it.key()] = it.value();
   }
   return CanonicalJson(meta);
 }
@@ -40,50 +41,60 @@ bool NameableKey(const std::string& key) {
 
 // Sets the keys of "set" and removes those named in "unset" in run "id"'s
 // JSON column "column" — in its member "member" when that is not empty —
-// leaving the rest of the stored text to the storage engine, which edits
-// it in place. Keys that cannot be named by a path make it a read, merge
-// and write of the column.
+// leaving the rest of the stored text to SQLite's json_set and json_remove:
+// we neither read nor serialise it. Keys that cannot be named by a path, or
+// a stored value that is not JSON or not an object there (json_set would
+// change nothing, or fail), make it a read, merge and write of the column.
 Status PatchRunJson(Txn& txn, const std::string& id, const std::string& column,
                     const std::string& member, const Json& set, const Json& unset) {
   if (set.empty() && unset.empty()) return Status();
   bool by_path = true;
   for (auto it = set.begin(); it != set.end(); ++it) by_path = by_path && NameableKey(it.key());
   for (const Json& key : unset) by_path = by_path && NameableKey(key.get<std::string>());
-  if (!by_path) {
-    ASSIGN_OR_RETURN(Row r, txn.QueryOne("SELECT " + column + " FROM runs WHERE id = ?",
-                                         {SqlText(id)}, "run " + id));
-    Json doc = JsonOr(r, 0, Json::object());
-    Json& object = member.empty() ? doc : doc[member];
-    if (!object.is_object()) object = Json::object();
-    for (auto it = set.begin(); it != set.end(); ++it) object[it.key()] = it.value();
-    for (const Json& key : unset) object.erase(key.get<std::string>());
-    return txn
-        .Exec("UPDATE runs SET " + column + " = ? WHERE id = ?",
-              {SqlText(CanonicalJson(doc)), SqlText(id)})
-        .status();
-  }
-  const std::string prefix = member.empty() ? "$." : "$." + member + ".";
-  std::string edit = column;
-  std::vector<SqlValue> params;
-  if (!set.empty()) {
-    edit = "json_set(" + edit;
-    for (auto it = set.begin(); it != set.end(); ++it) {
-      edit += ", ?, json(?)";
-      params.push_back(SqlText(prefix + "\"" + it.key() + "\""));
-      params.push_back(SqlText(CanonicalJson(it.value())));
+  if (by_path) {
+    const std::string object = member.empty() ? "$" : "$." + member;
+    const std::string prefix = object + ".";
+    std::string edit = column;
+    std::vector<SqlValue> params;
+    if (!set.empty()) {
+      edit = "json_set(" + edit;
+      for (auto it = set.begin(); it != set.end(); ++it) {
+        edit += ", ?, json(?)";
+        params.push_back(SqlText(prefix + "\"" + it.key() + "\""));
+        params.push_back(SqlText(CanonicalJson(it.value())));
+      }
+      edit += ")";
     }
-    edit += ")";
-  }
-  if (!unset.empty()) {
-    edit = "json_remove(" + edit;
-    for (const Json& key : unset) {
-      edit += ", ?";
-      params.push_back(SqlText(prefix + "\"" + key.get<std::string>() + "\""));
+    if (!unset.empty()) {
+      edit = "json_remove(" + edit;
+      for (const Json& key : unset) {
+        edit += ", ?";
+        params.push_back(SqlText(prefix + "\"" + key.get<std::string>() + "\""));
+      }
+      edit += ")";
     }
-    edit += ")";
+    params.push_back(SqlText(id));
+    params.push_back(SqlText(object));
+    // CASE: json_type raises an error on text that is not JSON.
+    ASSIGN_OR_RETURN(int64_t changed,
+                     txn.Exec("UPDATE runs SET " + column + " = " + edit + " WHERE id = ? AND " +
+                                  "CASE WHEN json_valid(" + column + ") THEN json_type(" + column +
+                                  ", ?) END = 'object'",
+                              params));
+    if (changed > 0) return Status();
   }
-  params.push_back(SqlText(id));
-  return txn.Exec("UPDATE runs SET " + column + " = " + edit + " WHERE id = ?", params).status();
+  ASSIGN_OR_RETURN(Row r, txn.QueryOne("SELECT " + column + " FROM runs WHERE id = ?",
+                                       {SqlText(id)}, "run " + id));
+  Json doc = JsonOr(r, 0, Json::object());
+  if (!doc.is_object()) doc = Json::object();
+  Json& object = member.empty() ? doc : doc[member];
+  if (!object.is_object()) object = Json::object();
+  for (auto it = set.begin(); it != set.end(); ++it) object[it.key()] = it.value();
+  for (const Json& key : unset) object.erase(key.get<std::string>());
+  return txn
+      .Exec("UPDATE runs SET " + column + " = ? WHERE id = ?",
+            {SqlText(CanonicalJson(doc)), SqlText(id)})
+      .status();
 }
 
 // A graph run's conversation as its meta carries it: [] when it has none.
@@ -94,9 +105,11 @@ const Json& ConversationOf(const Run& run) {
   return it != run.meta.end() && it->is_array() ? *it : kNone;
 }
 
-// Puts "messages" back where a graph run's readers find its conversation.
+// Puts "messages" back where a graph run's readers find its conversation
+// (unless its meta holds a conversationHistory that is no array, or is no
+// object: those are shown as they are).
 void SetConversation(Run& run, Json messages) {
-  if (!run.meta.is_object()) run.meta = Json::object();
+  if (!run.meta.is_object() || run.meta.contains(kConversationKey)) return;
   run.meta[kConversationKey] = std::move(messages);
 }
 
@@ -377,8 +390,9 @@ Status StoreGraphStepRow(Txn& txn, const Run& run, const Json& graph_set, const 
 }
 
 Result<std::vector<std::string>> ListGraphForkMetaTexts(Txn& txn, const std::string& run_id) {
-  // Runs store their meta as canonical JSON, so a fork's meta contains this
-  // text; "_" in an id matches any character, which only widens.
+  // A run's meta is written as canonical JSON, and a patch (PatchRunJson)
+  // leaves the members it does not name as they were written, so a fork's
+  // meta contains this text; "_" in an id matches any character, which only widens.
   ASSIGN_OR_RETURN(std::vector<Row> rows,
                    txn.Query("SELECT meta FROM runs WHERE profile = 'graph' AND meta LIKE ?",
                              {SqlText("%\"forked_from\":{\"run\":" + CanonicalJson(run_id) +
