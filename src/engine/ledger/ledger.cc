@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 #include "store/tables/event_table.h"
 #include "store/tables/ledger_head_table.h"
@@ -81,9 +82,10 @@ Result<int64_t> AppendEvent(OpContext& ctx, const EventInput& event) {
       .prev_hash = head ? head->hash : kGenesisHash};
   row.hash = EventHash(row.seq, row.time, event.run_id, row.actor_id, row.actor_role, row.kind,
                        row.summary, row.payload, row.files, row.refs, row.prev_hash);
-  RETURN_IF_ERROR(InsertEventRow(ctx.txn, row));
-  RETURN_IF_ERROR(SaveLedgerHeadRow(ctx.txn, row.seq, row.hash));
-  return row.seq;
+  const int64_t seq = row.seq;
+  RETURN_IF_ERROR(SaveLedgerHeadRow(ctx.txn, seq, row.hash));
+  RETURN_IF_ERROR(InsertEventRow(ctx.txn, std::move(row)));
+  return seq;
 }
 
 Result<Json> ListEvents(Txn& txn, const EventFilter& f) {

@@ -40,7 +40,7 @@ struct EventRow {
 };
 
 // Inserts "event" as a new row (seq is the caller's: the head's plus one).
-Status InsertEventRow(Txn& txn, const EventRow& event);
+Status InsertEventRow(Txn& txn, EventRow event);
 
 // event.list's filter: every field that is set narrows the list.
 struct EventRowFilter {
