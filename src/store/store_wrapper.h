@@ -15,6 +15,8 @@
 //                      CheckStructure() go to the wrapped Txn. Destroying the
 //                      wrapper destroys the wrapped Txn, which rolls back
 //                      unless it committed.
+//   TxnWrappingStore   a StoreWrapper whose connections wrap each Txn they
+//                      begin in a given TxnWrapper subclass.
 //
 // A wrapper adds no state and no locking: it is as thread-safe as what it
 // wraps. Lifetimes are those of the unwrapped classes: a Txn, wrapped or
@@ -87,6 +89,39 @@ class StoreWrapper : public Store {
 
  private:
   std::unique_ptr<Store> target_;
+};
+
+// A store whose every transaction, on every connection it gives, is
+// wrapped in a "TxnT" made as TxnT(std::move(txn), shared) — a test's
+// counter or statement log shared with the test: the Connection and Store
+// halves of such a wrapper, written once. For an Api, through
+// ApiOptions::wrap_store.
+template <typename TxnT, typename Shared>
+class TxnWrappingStore final : public StoreWrapper {
+ public:
+  TxnWrappingStore(std::unique_ptr<Store> target, std::shared_ptr<Shared> shared)
+      : StoreWrapper(std::move(target)), shared_(std::move(shared)) {}
+
+  Result<std::unique_ptr<Connection>> Connect() override {
+    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, StoreWrapper::Connect());
+    return std::unique_ptr<Connection>(new WrappingConnection(std::move(conn), shared_));
+  }
+
+ private:
+  class WrappingConnection final : public ConnectionWrapper {
+   public:
+    WrappingConnection(std::unique_ptr<Connection> target, std::shared_ptr<Shared> shared)
+        : ConnectionWrapper(std::move(target)), shared_(std::move(shared)) {}
+    Result<std::unique_ptr<Txn>> Begin(TxnMode mode) override {
+      ASSIGN_OR_RETURN(std::unique_ptr<Txn> txn, ConnectionWrapper::Begin(mode));
+      return std::unique_ptr<Txn>(new TxnT(std::move(txn), shared_));
+    }
+
+   private:
+    std::shared_ptr<Shared> shared_;
+  };
+
+  std::shared_ptr<Shared> shared_;
 };
 
 }  // namespace baton

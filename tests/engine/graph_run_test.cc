@@ -494,31 +494,7 @@ class CountingTxn final : public TxnWrapper {
   WrittenTxn this_;
 };
 
-class CountingConnection final : public ConnectionWrapper {
- public:
-  CountingConnection(std::unique_ptr<Connection> target, std::shared_ptr<WriteLog> log)
-      : ConnectionWrapper(std::move(target)), log_(std::move(log)) {}
-  Result<std::unique_ptr<Txn>> Begin(TxnMode mode) override {
-    ASSIGN_OR_RETURN(std::unique_ptr<Txn> txn, ConnectionWrapper::Begin(mode));
-    return std::unique_ptr<Txn>(new CountingTxn(std::move(txn), log_));
-  }
-
- private:
-  std::shared_ptr<WriteLog> log_;
-};
-
-class CountingStore final : public StoreWrapper {
- public:
-  CountingStore(std::unique_ptr<Store> target, std::shared_ptr<WriteLog> log)
-      : StoreWrapper(std::move(target)), log_(std::move(log)) {}
-  Result<std::unique_ptr<Connection>> Connect() override {
-    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, StoreWrapper::Connect());
-    return std::unique_ptr<Connection>(new CountingConnection(std::move(conn), log_));
-  }
-
- private:
-  std::shared_ptr<WriteLog> log_;
-};
+using CountingStore = TxnWrappingStore<CountingTxn, WriteLog>;
 
 // A node's commit writes what the node changed (issue 19 item 9): the keys
 // it set and the message it appended — not the 64 KB context key it left

@@ -51,31 +51,7 @@ class LoggingTxn final : public TxnWrapper {
   std::shared_ptr<QueryLog> log_;
 };
 
-class LoggingConnection final : public ConnectionWrapper {
- public:
-  LoggingConnection(std::unique_ptr<Connection> target, std::shared_ptr<QueryLog> log)
-      : ConnectionWrapper(std::move(target)), log_(std::move(log)) {}
-  Result<std::unique_ptr<Txn>> Begin(TxnMode mode) override {
-    ASSIGN_OR_RETURN(std::unique_ptr<Txn> txn, ConnectionWrapper::Begin(mode));
-    return std::unique_ptr<Txn>(new LoggingTxn(std::move(txn), log_));
-  }
-
- private:
-  std::shared_ptr<QueryLog> log_;
-};
-
-class LoggingStore final : public StoreWrapper {
- public:
-  LoggingStore(std::unique_ptr<Store> target, std::shared_ptr<QueryLog> log)
-      : StoreWrapper(std::move(target)), log_(std::move(log)) {}
-  Result<std::unique_ptr<Connection>> Connect() override {
-    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, StoreWrapper::Connect());
-    return std::unique_ptr<Connection>(new LoggingConnection(std::move(conn), log_));
-  }
-
- private:
-  std::shared_ptr<QueryLog> log_;
-};
+using LoggingStore = TxnWrappingStore<LoggingTxn, QueryLog>;
 
 class TaskTableTest : public testing::BackendTest {
  protected:
