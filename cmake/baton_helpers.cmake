@@ -44,8 +44,9 @@ function(baton_cc_test)
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
   endif()
+  # Every suite may open a PostgreSQL store (tests/testing/pg_test_db.h).
   gtest_discover_tests(${ARG_NAME}
-    PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+    PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT} FIXTURES_REQUIRED postgres
     ENVIRONMENT "BATON_BIN=$<TARGET_FILE:baton>"
     DISCOVERY_TIMEOUT 60)
 endfunction()

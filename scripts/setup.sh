@@ -16,8 +16,10 @@ PACKAGES=(
 # tests/security drives the server with curl and reads mirrors' extended
 # attributes with python3.
 if [ "${BATON_SETUP_TESTS:-0}" = "1" ]; then
-  # chromium: the dashboard's browser tests (tests/e2e/dashboard*, playwright-core).
-  PACKAGES+=(clang libclang-rt-14-dev curl chromium)
+  # chromium: the dashboard's browser tests (tests/e2e/dashboard*, playwright-core);
+  # postgresql: the server the suites start for the PostgreSQL backend
+  # (scripts/pg_test_cluster.sh; its own cluster is never used).
+  PACKAGES+=(clang libclang-rt-14-dev curl chromium postgresql)
   command -v python3 >/dev/null 2>&1 || PACKAGES+=(python3)
   command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
   command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)

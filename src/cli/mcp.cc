@@ -63,7 +63,7 @@ int RunMcp(const GlobalOptions& g, const McpCommandOptions& options) {
   for (const std::string& grant : actor->grants) grants += (grants.empty() ? "" : ",") + grant;
   std::cerr << "baton mcp: serving " << actor->id << " (" << actor->role
             << ", grants: " << (grants.empty() ? "none" : grants) << ") on stdio, store "
-            << api_options->store.location << "\n";
+            << RedactedLocation(api_options->store.location) << "\n";
   mcp::ServeStdio(**server, *actor, 0, 1);
   server->reset();
   (*api)->Shutdown();

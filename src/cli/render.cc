@@ -317,7 +317,7 @@ std::string RenderText(const std::string& op, const Json& result) {
   if (op == "ledger.verify") {
     std::string text = "ledger OK: " + std::to_string(result.value("events", 0)) +
                        " events verified, head " + result.value("head_hash", "") + "\n" +
-                       "database structure OK (SQLite integrity_check, foreign_key_check)\n";
+                       "database structure OK (" + result.value("structure_check", "") + ")\n";
     if (result.value("deep", false)) {
       text += "state OK: " + std::to_string(result.value("rows_checked", 0)) +
               " run, task, agent and token rows agree with the ledger\n";

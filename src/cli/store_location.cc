@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "util/store_location.h"
 
 namespace baton {
 namespace fs = std::filesystem;
@@ -16,7 +17,7 @@ namespace {
 
 // "--store PATH" or "BATON_STORE=PATH": how the user named the store.
 std::string NamedAs(const GlobalOptions& g, const std::string& path) {
-  return (g.store.empty() ? "BATON_STORE=" : "--store ") + path;
+  return (g.store.empty() ? "BATON_STORE=" : "--store ") + RedactedLocation(path);
 }
 
 fs::path DefaultIn(const fs::path& folder) { return folder / kStoreFolder / kStoreFile; }
@@ -63,7 +64,9 @@ StoreLocation LocateStore(const GlobalOptions& g) {
   if (!loc.path.empty()) {
     loc.named = true;
     loc.named_as = NamedAs(g, loc.path);
-    loc.exists = loc.path == ":memory:" || fs::is_regular_file(loc.path, ec);
+    // A database server's store is checked when it is opened.
+    loc.exists = loc.path == ":memory:" || IsPostgresLocation(loc.path) ||
+                 fs::is_regular_file(loc.path, ec);
     return loc;
   }
   const fs::path cwd = fs::current_path(ec);
@@ -126,7 +129,19 @@ int RunInit(const GlobalOptions& g) {
   Status opened = api.ok() ? (*api)->EnsureStore() : api.status();
   if (!opened.ok()) return ReportError(opened, g.output);
   std::error_code ec;
-  const std::string where = loc.path == ":memory:" ? loc.path : fs::absolute(loc.path, ec).string();
+  const bool server = IsPostgresLocation(loc.path);
+  const std::string where = loc.path == ":memory:" ? loc.path
+                            : server               ? RedactedLocation(loc.path)
+                                                   : fs::absolute(loc.path, ec).string();
+  if (server) {
+    // Made if the database had none: the same answer either way.
+    if (g.output == "json") {
+      std::cout << Json{{"store", where}, {"created", false}}.dump(2) << "\n";
+    } else {
+      std::cout << "The baton store in " << where << " is ready.\n";
+    }
+    return 0;
+  }
   if (g.output == "json") {
     std::cout << Json{{"store", where}, {"created", !existed}}.dump(2) << "\n";
     return 0;

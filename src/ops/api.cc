@@ -12,6 +12,7 @@
 #include "engine/ledger/witness.h"
 #include "model/json_schema.h"
 #include "util/atomic_file.h"
+#include "util/store_location.h"
 #include "store/tables/idempotency_table.h"
 #include "util/clock.h"
 #include "util/scoped_path.h"
@@ -33,7 +34,7 @@ OpContext MakeContext(Txn& txn, const Actor& actor, const MachineSet& machines,
 }
 
 std::string DefaultMachinesDir(const StoreOptions& store) {
-  if (store.location == ":memory:") return "";
+  if (HasNoStoreFile(store.location)) return "";
   std::filesystem::path p(store.location);
   return (p.parent_path() / "machines").string();
 }

@@ -69,7 +69,7 @@ Result<Json> LedgerVerify(OpContext& ctx, const Json& in) {
     details["structure"] = structure;
     std::string first = structure[0];
     if (structure.size() > 1) first += " (and " + std::to_string(structure.size() - 1) + " more)";
-    failures.push_back("database structure: SQLite reports: " + first);
+    failures.push_back("database structure: " + ctx.txn.structure_check() + " reports: " + first);
   }
   Result<VerifyReport> chain = VerifyLedger(ctx.txn);
   if (!chain.ok()) {
@@ -89,7 +89,10 @@ Result<Json> LedgerVerify(OpContext& ctx, const Json& in) {
       failures.push_back(w.message());
     }
   }
-  Json out = {{"ok", true}, {"structure", "ok"}, {"deep", deep}};
+  Json out = {{"ok", true},
+              {"structure", "ok"},
+              {"structure_check", ctx.txn.structure_check()},
+              {"deep", deep}};
   if (chain.ok()) {
     out["events"] = chain->events;
     out["head_hash"] = chain->head_hash;
@@ -199,6 +202,7 @@ Status RegisterSystemOps(Registry& r) {
                                         {"events", {{"type", "integer"}}},
                                         {"head_hash", {{"type", "string"}}},
                                         {"structure", {{"type", "string"}}},
+                                        {"structure_check", {{"type", "string"}}},
                                         {"deep", {{"type", "boolean"}}},
                                         {"rows_checked", {{"type", "integer"}}}}},
                         {"required", {"ok", "events"}}},

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "store/postgres/postgres_store.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace baton {
@@ -60,12 +61,7 @@ Result<Durability> ParseDurability(std::string_view name) {
 }
 
 Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
-  if (options.location.rfind("postgres://", 0) == 0 ||
-      options.location.rfind("postgresql://", 0) == 0) {
-    return InvalidArgumentError(
-        "--store " + options.location +
-        ": the PostgreSQL backend is not built yet; use a SQLite file path");
-  }
+  if (IsPostgresLocation(options.location)) return OpenPostgresStore(options);
   return OpenSqliteStore(options);
 }
 

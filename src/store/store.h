@@ -35,8 +35,13 @@
 #include <vector>
 
 #include "baton/status.h"
+#include "util/store_location.h"
 
 namespace baton {
+
+// Which SQL a backend speaks, for the few statements whose text must differ
+// (store/README.md: chosen inside the table function, never in the engine).
+enum class SqlDialect { kSqlite, kPostgres };
 
 // NULL, an integer, a real or text.
 using SqlValue = std::variant<std::monostate, int64_t, double, std::string>;
@@ -113,6 +118,11 @@ class Txn {
   virtual Result<std::vector<std::string>> CheckStructure() {
     return std::vector<std::string>();
   }
+  // What CheckStructure looks at, for the reader of its verdict.
+  virtual std::string structure_check() const { return "none"; }
+
+  // The backend's SQL dialect.
+  virtual SqlDialect dialect() const { return SqlDialect::kSqlite; }
 
   // Convenience forms taking a braced list: txn.Query(sql, {a, b}).
   Result<std::vector<Row>> Query(std::string_view sql,
@@ -148,7 +158,10 @@ Result<Durability> ParseDurability(std::string_view name);
 
 struct StoreOptions {
   // A file path for SQLite, or ":memory:" for a private in-memory database
-  // (tests only). The file's folder must exist; it is never created.
+  // (tests only). The file's folder must exist; it is never created. A
+  // PostgreSQL URL (postgresql://..., postgres://...) or libpq connection
+  // string ("host=... dbname=...") opens that database instead; the
+  // database must exist, and its schema is made in it when it has none.
   std::string location;
   Durability durability = Durability::kFull;
   // How long a busy database is retried before Unavailable.
@@ -159,8 +172,8 @@ struct StoreOptions {
 };
 
 struct StoreInfo {
-  std::string backend;     // "sqlite"
-  std::string location;    // absolute path
+  std::string backend;     // "sqlite" or "postgresql"
+  std::string location;    // absolute path, or the server with its password hidden
   Durability durability;
   int schema_version;      // migrations applied
   std::string detail;      // e.g. "journal_mode=wal synchronous=FULL"

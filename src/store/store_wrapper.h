@@ -11,8 +11,8 @@
 //                      the Txn that Begin() gives is the wrapped one's, not
 //                      wrapped again: a subclass that breaks transactions
 //                      overrides Begin() to wrap it in its own TxnWrapper.
-//   TxnWrapper         every statement, savepoint, Commit() and
-//                      CheckStructure() go to the wrapped Txn. Destroying the
+//   TxnWrapper         every statement, savepoint, Commit(),
+//                      CheckStructure() and the dialect go to the wrapped Txn. Destroying the
 //                      wrapper destroys the wrapped Txn, which rolls back
 //                      unless it committed.
 //   TxnWrappingStore   a StoreWrapper whose connections wrap each Txn they
@@ -56,6 +56,8 @@ class TxnWrapper : public Txn {
   Status Release(std::string_view name) override { return target_->Release(name); }
   Status Commit() override { return target_->Commit(); }
   Result<std::vector<std::string>> CheckStructure() override { return target_->CheckStructure(); }
+  std::string structure_check() const override { return target_->structure_check(); }
+  SqlDialect dialect() const override { return target_->dialect(); }
 
   Txn* target() const { return target_.get(); }
 

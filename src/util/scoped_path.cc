@@ -10,6 +10,8 @@
 #include <deque>
 #include <filesystem>
 
+#include "util/store_location.h"
+
 namespace baton {
 namespace {
 
@@ -190,7 +192,7 @@ Status CheckNoControlCharacters(std::string_view field, std::string_view text) {
 
 std::string PathScope::DefaultRoot(const std::string& store_location) {
   std::error_code ec;
-  if (store_location.empty() || store_location == ":memory:") {
+  if (HasNoStoreFile(store_location)) {
     return fs::current_path(ec).string();
   }
   const fs::path folder = fs::absolute(store_location, ec).lexically_normal().parent_path();
@@ -201,7 +203,7 @@ Result<PathScope> PathScope::Make(const std::vector<std::string>& roots,
                                   const std::string& store_location) {
   PathScope scope;
   std::error_code ec;
-  if (!store_location.empty() && store_location != ":memory:") {
+  if (!HasNoStoreFile(store_location)) {
     const std::string abs = fs::absolute(store_location, ec).lexically_normal().string();
     RETURN_IF_ERROR(CheckNoControlCharacters("store", abs));
     ASSIGN_OR_RETURN(Walked w, Walk("store", abs));

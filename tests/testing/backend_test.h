@@ -1,9 +1,10 @@
 // File: backend_test.h
 //
 // The one fixture for suites that run on every backend: a store in memory, a
-// file, and a file with group commit (PostgreSQL joins the list with issue
-// 20). A suite derives from BackendTest, opens its Api with OpenBackend(),
-// and is instantiated with
+// file, a file with group commit, and a PostgreSQL database with group
+// commit (pg_test_db.h: a new database per test, on the server CTest
+// starts). A suite derives from BackendTest, opens its Api with
+// OpenBackend(), and is instantiated with
 //
 //   BATON_INSTANTIATE_BACKENDS(MySuite);
 //
@@ -14,9 +15,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <string>
 
+#include "pg_test_db.h"
 #include "test_util.h"
 
 namespace baton::testing {
@@ -31,11 +34,16 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
   }
 
  protected:
-  // The store for this backend: ":memory:", or the file "name" in dir_.
+  // The store for this backend: ":memory:", the file "name" in dir_, or
+  // the database made for "name" (the same one each time it is asked for).
   std::string Location(const std::string& name = "baton.db") const {
-    return GetParam() == "memory" ? ":memory:" : dir_.File(name);
+    if (GetParam() == "memory") return ":memory:";
+    if (GetParam() != "postgres") return dir_.File(name);
+    std::string& database = databases_[name];
+    if (database.empty()) database = NewPostgresStore();
+    return database;
   }
-  bool GroupCommit() const { return GetParam() == "file+group"; }
+  bool GroupCommit() const { return GetParam() == "file+group" || GetParam() == "postgres"; }
   // An Api on this backend's store; its "now" is "time" when given.
   std::unique_ptr<Api> OpenBackend(const TimeSource* time = nullptr,
                                    const std::string& name = "baton.db") const {
@@ -43,12 +51,15 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
   }
 
   TempDir dir_;
+
+ private:
+  mutable std::map<std::string, std::string> databases_;
 };
 
 }  // namespace baton::testing
 
 #define BATON_INSTANTIATE_BACKENDS(suite)                                               \
-  INSTANTIATE_TEST_SUITE_P(Backends, suite, ::testing::Values("memory", "file", "file+group"), \
+  INSTANTIATE_TEST_SUITE_P(Backends, suite, ::testing::Values("memory", "file", "file+group", "postgres"), \
                            ::baton::testing::BackendTest::Name)
 
 #endif  // BATON_TESTS_BACKEND_TEST_H_

@@ -15,6 +15,7 @@
 #include "store/tables/web_session_table.h"
 #include "util/clock.h"
 #include "util/sha256.h"
+#include "util/store_location.h"
 
 namespace baton {
 namespace {
@@ -274,7 +275,7 @@ Status MakeSecretFile(const std::string& path) {
 }  // namespace
 
 std::string HumanSecretPath(const std::string& store_location) {
-  if (store_location.empty() || store_location == ":memory:") return "";
+  if (HasNoStoreFile(store_location)) return "";
   return store_location + ".secret";
 }
 

@@ -86,6 +86,9 @@ class SqliteTxn final : public Txn {
   Status Release(std::string_view name) override;
   Status Commit() override;
   Result<std::vector<std::string>> CheckStructure() override;
+  std::string structure_check() const override {
+    return "SQLite integrity_check, foreign_key_check";
+  }
 
  private:
   SqliteConnection* conn_;

@@ -44,9 +44,13 @@ Result<std::map<std::string, Json>> LoadGraphMessagesOfRuns(Txn& txn,
   // (run.list lists up to 100,000; a statement's parameters are bounded).
   std::map<std::string, Json> out;
   if (run_ids.empty()) return out;
+  const char* ids = txn.dialect() == SqlDialect::kPostgres
+                        ? "SELECT json_array_elements_text(CAST(? AS json))"
+                        : "SELECT value FROM json_each(?)";
   ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT run_id, idx, message FROM graph_messages "
-                             "WHERE run_id IN (SELECT value FROM json_each(?)) ORDER BY run_id, idx",
+                   txn.Query(std::string("SELECT run_id, idx, message FROM graph_messages "
+                                         "WHERE run_id IN (") +
+                                 ids + ") ORDER BY run_id, idx",
                              {SqlText(CanonicalJson(Json(run_ids)))}));
   for (const Row& r : rows) {
     const std::string run_id = r.Str(0);

@@ -44,11 +44,13 @@ bool NameableKey(const std::string& key) {
 // leaving the rest of the stored text to SQLite's json_set and json_remove:
 // we neither read nor serialise it. Keys that cannot be named by a path, or
 // a stored value that is not JSON or not an object there (json_set would
-// change nothing, or fail), make it a read, merge and write of the column.
+// change nothing, or fail), make it a read, merge and write of the column,
+// as it always is on PostgreSQL (its jsonb would rewrite the whole text in
+// its own form).
 Status PatchRunJson(Txn& txn, const std::string& id, const std::string& column,
                     const std::string& member, const Json& set, const Json& unset) {
   if (set.empty() && unset.empty()) return Status();
-  bool by_path = true;
+  bool by_path = txn.dialect() == SqlDialect::kSqlite;
   for (auto it = set.begin(); it != set.end(); ++it) by_path = by_path && NameableKey(it.key());
   for (const Json& key : unset) by_path = by_path && NameableKey(key.get<std::string>());
   if (by_path) {
@@ -114,8 +116,10 @@ void SetConversation(Run& run, Json messages) {
 }
 
 // "SELECT <columns> FROM runs WHERE ..." with every filter but the status,
-// its parameters appended to "params".
-std::string SelectFilteredRuns(const RunFilter& filter, std::vector<SqlValue>& params) {
+// its parameters appended to "params". Words match without regard to case,
+// as SQLite's LIKE does (ASCII letters); PostgreSQL's LIKE minds case.
+std::string SelectFilteredRuns(SqlDialect dialect, const RunFilter& filter,
+                               std::vector<SqlValue>& params) {
   std::string sql = std::string("SELECT ") + kRunColumns + " FROM runs WHERE 1 = 1";
   if (filter.project_id) {
     sql += " AND project_id = ?";
@@ -131,7 +135,8 @@ std::string SelectFilteredRuns(const RunFilter& filter, std::vector<SqlValue>& p
       if (c == '%' || c == '_' || c == '\\') pattern += '\\';
       pattern += c;
     }
-    sql += " AND (id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\')";
+    const std::string like = dialect == SqlDialect::kPostgres ? " ILIKE " : " LIKE ";
+    sql += " AND (id" + like + "? ESCAPE '\\' OR title" + like + "? ESCAPE '\\')";
     params.push_back(SqlText("%" + pattern + "%"));
     params.push_back(SqlText("%" + pattern + "%"));
   }
@@ -219,7 +224,7 @@ Result<std::optional<int64_t>> BumpRunVersion(Txn& txn, const std::string& id,
 
 Result<std::vector<Run>> ListRunRows(Txn& txn, const RunFilter& filter) {
   std::vector<SqlValue> params;
-  std::string sql = SelectFilteredRuns(filter, params);
+  std::string sql = SelectFilteredRuns(txn.dialect(), filter, params);
   if (filter.status) {
     sql += " AND status = ?";
     params.push_back(SqlText(*filter.status));
@@ -248,9 +253,10 @@ Result<std::vector<Run>> ListRunRows(Txn& txn, const RunFilter& filter) {
 
 Result<std::map<std::string, int64_t>> CountRunsByStatus(Txn& txn, const RunFilter& filter) {
   std::vector<SqlValue> params;
-  const std::string sql = SelectFilteredRuns(filter, params);
-  ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT status, COUNT(*) FROM (" + sql + ") GROUP BY status", params));
+  const std::string sql = SelectFilteredRuns(txn.dialect(), filter, params);
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      txn.Query("SELECT status, COUNT(*) FROM (" + sql + ") AS filtered GROUP BY status", params));
   std::map<std::string, int64_t> counts;
   for (const Row& r : rows) counts[r.Str(0)] = r.Int(1);
   return counts;

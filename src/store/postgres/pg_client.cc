@@ -1,0 +1,251 @@
+#include "store/postgres/pg_client.h"
+
+#include <libpq-fe.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "baton/error_table.h"
+
+namespace baton {
+namespace {
+
+// pg_type OIDs of the columns we read as numbers (catalog/pg_type_d.h).
+constexpr Oid kBoolOid = 16;
+constexpr Oid kInt8Oid = 20;
+constexpr Oid kInt2Oid = 21;
+constexpr Oid kInt4Oid = 23;
+constexpr Oid kOidOid = 26;
+constexpr Oid kFloat4Oid = 700;
+constexpr Oid kFloat8Oid = 701;
+constexpr Oid kNumericOid = 1700;
+
+void IgnoreNotice(void*, const char*) {}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+SqlValue ColumnValue(PGresult* res, int row, int col) {
+  if (PQgetisnull(res, row, col)) return SqlValue();
+  const char* text = PQgetvalue(res, row, col);
+  const auto length = static_cast<size_t>(PQgetlength(res, row, col));
+  switch (PQftype(res, col)) {
+    case kInt8Oid:
+    case kInt4Oid:
+    case kInt2Oid:
+    case kOidOid:
+      return static_cast<int64_t>(std::strtoll(text, nullptr, 10));
+    case kBoolOid:
+      return static_cast<int64_t>(text[0] == 't' ? 1 : 0);
+    case kFloat4Oid:
+    case kFloat8Oid:
+      return std::strtod(text, nullptr);
+    case kNumericOid:
+      // sum() of a bigint column is numeric: a whole number stays exact.
+      if (std::string_view(text, length).find_first_of(".eE") == std::string_view::npos) {
+        return static_cast<int64_t>(std::strtoll(text, nullptr, 10));
+      }
+      return std::strtod(text, nullptr);
+    default:
+      return std::string(text, length);
+  }
+}
+
+}  // namespace
+
+std::string NumberPlaceholders(std::string_view sql) {
+  std::string out;
+  out.reserve(sql.size() + 16);
+  int n = 0;
+  for (size_t i = 0; i < sql.size(); ++i) {
+    const char c = sql[i];
+    if (c == '\'' || c == '"') {
+      // A quoted string or identifier, its quote doubled inside.
+      size_t end = i + 1;
+      while (end < sql.size()) {
+        if (sql[end] == c) {
+          if (end + 1 < sql.size() && sql[end + 1] == c) {
+            end += 2;
+            continue;
+          }
+          break;
+        }
+        ++end;
+      }
+      out.append(sql.substr(i, end - i + 1));
+      i = end;
+    } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
+      const size_t end = sql.find('\n', i);
+      const size_t stop = end == std::string_view::npos ? sql.size() : end;
+      out.append(sql.substr(i, stop - i));
+      i = stop - 1;
+    } else if (c == '?') {
+      out += '$';
+      out += std::to_string(++n);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+Status PgError(PGconn* conn, PGresult* res, std::string_view what) {
+  const char* state = res != nullptr ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+  std::string message = res != nullptr ? PQresultErrorMessage(res) : PQerrorMessage(conn);
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  const std::string msg = std::string(what) + ": " + message;
+  const std::string code = state != nullptr ? state : "";
+  if (code.empty() || StartsWith(code, "08") || code == "57P01" || code == "57P02" ||
+      code == "57P03" || PQstatus(conn) == CONNECTION_BAD) {
+    return Status(StatusCode::kUnavailable, "lost the PostgreSQL server: " + msg,
+                  nlohmann::json{{"reason", kStoreDisconnectedReason}});
+  }
+  if (code == "23505") return AlreadyExistsError(msg);
+  if (StartsWith(code, "23")) return FailedPreconditionError(msg);
+  if (code == "40001" || code == "40P01" || code == "55P03") {
+    return Status(StatusCode::kUnavailable, "store is busy, retry: " + msg,
+                  nlohmann::json{{"reason", kStoreBusyReason}, {"sqlstate", code}});
+  }
+  if (code == "53100") {
+    return Status(StatusCode::kResourceExhausted, "the PostgreSQL server's disk is full: " + msg,
+                  nlohmann::json{{"reason", kStorageFull}});
+  }
+  if (StartsWith(code, "53")) {
+    return Status(StatusCode::kUnavailable, "the PostgreSQL server is out of resources: " + msg,
+                  nlohmann::json{{"reason", kStoreBusyReason}, {"sqlstate", code}});
+  }
+  if (code == "22021" || code == "22P05") {
+    return InvalidArgumentError("text that PostgreSQL cannot store (a NUL byte or invalid "
+                                "UTF-8): " + msg);
+  }
+  if (code == "58030" || code == "XX001" || code == "XX002") {
+    return Status(StatusCode::kUnavailable, "the PostgreSQL server's disk failed: " + msg,
+                  nlohmann::json{{"reason", kStoreIoErrorReason}, {"sqlstate", code}});
+  }
+  return Status(StatusCode::kInternal, msg, nlohmann::json{{"sqlstate", code}});
+}
+
+Result<std::unique_ptr<PgSession>> PgSession::Connect(const std::string& conninfo,
+                                                      const std::string& shown) {
+  // Ours first, so the caller's own connect_timeout or application_name
+  // wins; the text must be UTF-8 whatever the caller's locale says.
+  const char* keys[] = {"connect_timeout", "application_name", "dbname", "client_encoding",
+                        nullptr};
+  const char* values[] = {"10", "baton", conninfo.c_str(), "UTF8", nullptr};
+  PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  if (conn == nullptr) return UnavailableError("connecting to " + shown + ": out of memory");
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string message = PQerrorMessage(conn);
+    PQfinish(conn);
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    return Status(StatusCode::kUnavailable, "cannot connect to PostgreSQL at " + shown + ": " +
+                                                message,
+                  nlohmann::json{{"reason", kStoreDisconnectedReason}});
+  }
+  PQsetNoticeProcessor(conn, IgnoreNotice, nullptr);
+  return std::unique_ptr<PgSession>(new PgSession(conn, shown));
+}
+
+PgSession::~PgSession() { PQfinish(conn_); }
+
+bool PgSession::healthy() const { return PQstatus(conn_) == CONNECTION_OK; }
+
+std::string PgSession::server_version() const {
+  const int v = PQserverVersion(conn_);
+  return std::to_string(v / 10000) + "." + std::to_string(v % 10000);
+}
+
+Status PgSession::ResultStatus(PGresult* res, std::string_view what) {
+  const ExecStatusType st = res != nullptr ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Status();
+  return PgError(conn_, res, what);
+}
+
+Result<std::string> PgSession::Prepare(std::string_view sql, SqlParams params) {
+  // The server infers a type for each text or NULL parameter from where it
+  // stands; integers and reals say theirs, so "? + 1" stays 64-bit.
+  std::string key;
+  std::vector<Oid> types;
+  types.reserve(params.size());
+  for (const SqlValue& v : params) {
+    const Oid t = std::holds_alternative<int64_t>(v)  ? kInt8Oid
+                  : std::holds_alternative<double>(v) ? kFloat8Oid
+                                                      : 0;
+    types.push_back(t);
+    key += t == kInt8Oid ? 'i' : t == kFloat8Oid ? 'd' : 'u';
+  }
+  key += '|';
+  key += sql;
+  auto it = prepared_.find(key);
+  if (it != prepared_.end()) return it->second;
+  std::string name = "s" + std::to_string(prepared_.size() + 1);
+  const std::string numbered = NumberPlaceholders(sql);
+  PGresult* res = PQprepare(conn_, name.c_str(), numbered.c_str(),
+                            static_cast<int>(types.size()), types.data());
+  Status s = ResultStatus(res, "preparing \"" + std::string(sql.substr(0, 80)) + "\"");
+  PQclear(res);
+  if (!s.ok()) return s;
+  prepared_.emplace(std::move(key), name);
+  return name;
+}
+
+Result<std::vector<Row>> PgSession::Run(std::string_view sql, SqlParams params,
+                                        int64_t* changes) {
+  std::vector<std::string> text(params.size());
+  std::vector<const char*> values(params.size(), nullptr);
+  for (size_t i = 0; i < params.size(); ++i) {
+    const SqlValue& v = params[i];
+    if (const auto* n = std::get_if<int64_t>(&v)) {
+      text[i] = std::to_string(*n);
+    } else if (const auto* d = std::get_if<double>(&v)) {
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%.17g", *d);
+      text[i] = buf;
+    } else if (const auto* s = std::get_if<std::string>(&v)) {
+      if (s->find('\0') != std::string::npos) {
+        return InvalidArgumentError("parameter " + std::to_string(i + 1) +
+                                    ": text with a NUL byte, which PostgreSQL cannot store");
+      }
+      values[i] = s->c_str();
+      continue;
+    } else {
+      continue;  // NULL
+    }
+    values[i] = text[i].c_str();
+  }
+  ASSIGN_OR_RETURN(std::string name, Prepare(sql, params));
+  PGresult* res = PQexecPrepared(conn_, name.c_str(), static_cast<int>(values.size()),
+                                 values.data(), nullptr, nullptr, 0);
+  struct Clear {
+    PGresult* r;
+    ~Clear() { PQclear(r); }
+  } clear{res};
+  RETURN_IF_ERROR(ResultStatus(res, "statement"));
+  std::vector<Row> rows;
+  const int nrows = PQntuples(res);
+  const int ncols = PQnfields(res);
+  rows.reserve(static_cast<size_t>(nrows));
+  for (int r = 0; r < nrows; ++r) {
+    std::vector<SqlValue> row;
+    row.reserve(static_cast<size_t>(ncols));
+    for (int c = 0; c < ncols; ++c) row.push_back(ColumnValue(res, r, c));
+    rows.emplace_back(std::move(row));
+  }
+  if (changes != nullptr) {
+    const char* tuples = PQcmdTuples(res);
+    *changes = tuples[0] == '\0' ? 0 : std::strtoll(tuples, nullptr, 10);
+  }
+  return rows;
+}
+
+Result<std::string> PgSession::Simple(const std::string& sql) {
+  PGresult* res = PQexec(conn_, sql.c_str());
+  Status s = ResultStatus(res, sql.substr(0, 60));
+  std::string tag = res != nullptr ? PQcmdStatus(res) : "";
+  PQclear(res);
+  if (!s.ok()) return s;
+  return tag;
+}
+
+}  // namespace baton

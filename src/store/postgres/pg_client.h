@@ -1,0 +1,78 @@
+// File: pg_client.h
+//
+// A small RAII wrapper over libpq for the PostgreSQL backend: one PgSession
+// owns one PGconn (PQfinish on destruction) and answers in Status/Result,
+// never a libpq pointer. Statements keep the store's portable form ("?"
+// placeholders, store.h); the session numbers them ($1, $2, ...), prepares
+// each text once per parameter-type signature and runs it in the extended
+// protocol, values as text. A server error becomes a Status by its SQLSTATE
+// (PgError). Thread-compatible: one thread uses a session at a time.
+
+#ifndef BATON_SRC_STORE_POSTGRES_PG_CLIENT_H_
+#define BATON_SRC_STORE_POSTGRES_PG_CLIENT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "store/store.h"
+
+typedef struct pg_conn PGconn;
+typedef struct pg_result PGresult;
+
+namespace baton {
+
+// details.reason of an Unavailable whose connection to the server broke:
+// the session is unusable, and what it was doing is unknown at commit.
+inline constexpr char kStoreDisconnectedReason[] = "store_disconnected";
+
+// "sql" with each "?" outside quotes and comments replaced by $1, $2, ...
+std::string NumberPlaceholders(std::string_view sql);
+
+class PgSession {
+ public:
+  // Connects with "conninfo" (a URL or key=value string); "shown" names the
+  // server in errors (the location with its password hidden).
+  static Result<std::unique_ptr<PgSession>> Connect(const std::string& conninfo,
+                                                    const std::string& shown);
+  ~PgSession();
+  PgSession(const PgSession&) = delete;
+  PgSession& operator=(const PgSession&) = delete;
+
+  // Runs one statement with "params"; every row, and the count of rows it
+  // changed in "*changes" when that is not null.
+  Result<std::vector<Row>> Run(std::string_view sql, SqlParams params, int64_t* changes);
+  // Runs "sql" (one or more statements, no parameters) in the simple
+  // protocol; gives the command tag of the last ("COMMIT", "ROLLBACK", ...).
+  Result<std::string> Simple(const std::string& sql);
+
+  // Whether the connection is still good (false once the server went away).
+  bool healthy() const;
+  // The server's version, e.g. "15.18".
+  std::string server_version() const;
+  PGconn* raw() { return conn_; }
+
+ private:
+  explicit PgSession(PGconn* conn, std::string shown) : conn_(conn), shown_(std::move(shown)) {}
+  Result<std::string> Prepare(std::string_view sql, SqlParams params);
+  Status ResultStatus(PGresult* res, std::string_view what);
+
+  PGconn* conn_;
+  std::string shown_;
+  // Statement name by "types|sql".
+  std::unordered_map<std::string, std::string> prepared_;
+};
+
+// The Status for a failed "res" (or a broken connection when "res" is
+// null): 23505 AlreadyExists, other integrity violations FailedPrecondition,
+// serialization failures, deadlocks and lock timeouts Unavailable busy
+// (kStoreBusyReason), a lost server Unavailable kStoreDisconnectedReason, a
+// full disk ResourceExhausted, text PostgreSQL cannot hold InvalidArgument.
+Status PgError(PGconn* conn, PGresult* res, std::string_view what);
+
+}  // namespace baton
+
+#endif  // BATON_SRC_STORE_POSTGRES_PG_CLIENT_H_

@@ -1,0 +1,174 @@
+#include "store/postgres/postgres_store.h"
+
+#include <libpq-fe.h>
+
+#include "store/migrations/migrations.h"
+#include "store/postgres/pg_client.h"
+
+namespace baton {
+namespace {
+
+// The key of the advisory lock every write transaction takes ("baton").
+constexpr char kWriteLock[] = "SELECT pg_advisory_xact_lock(422827159406)";
+
+class PostgresConnection;
+
+class PostgresTxn final : public Txn {
+ public:
+  explicit PostgresTxn(PgSession* session) : session_(session) {}
+  ~PostgresTxn() override {
+    // Destructors never fail (STYLE.md rule 10): a rollback that fails
+    // leaves a broken connection, which the server rolls back itself.
+    if (!done_) (void)session_->Simple("ROLLBACK");
+  }
+
+  Result<std::vector<Row>> Query(std::string_view sql, SqlParams params) override {
+    return Step(sql, params, nullptr);
+  }
+  Result<int64_t> Exec(std::string_view sql, SqlParams params) override {
+    int64_t changes = 0;
+    RETURN_IF_ERROR(Step(sql, params, &changes).status());
+    return changes;
+  }
+  Status Savepoint(std::string_view name) override {
+    RETURN_IF_ERROR(failed_);
+    return Remember(session_->Simple("SAVEPOINT " + std::string(name)).status());
+  }
+  Status RollbackTo(std::string_view name) override {
+    Status s = session_->Simple("ROLLBACK TO SAVEPOINT " + std::string(name)).status();
+    if (s.ok()) failed_ = Status();
+    return s;
+  }
+  Status Release(std::string_view name) override {
+    RETURN_IF_ERROR(failed_);
+    return Remember(session_->Simple("RELEASE SAVEPOINT " + std::string(name)).status());
+  }
+  Status Commit() override {
+    done_ = true;
+    if (!failed_.ok()) {
+      (void)session_->Simple("ROLLBACK");
+      return failed_;
+    }
+    Result<std::string> tag = session_->Simple("COMMIT");
+    if (!tag.ok()) return tag.status();
+    // COMMIT of a transaction the server had aborted answers ROLLBACK.
+    if (*tag != "COMMIT") return AbortedError("the transaction was rolled back: " + *tag);
+    return Status();
+  }
+  SqlDialect dialect() const override { return SqlDialect::kPostgres; }
+  // The server checks every key and constraint as it writes; it has no
+  // whole-database check of its own without an extension (amcheck).
+  std::string structure_check() const override {
+    return "PostgreSQL checks keys and constraints on every write";
+  }
+
+ private:
+  Result<std::vector<Row>> Step(std::string_view sql, SqlParams params, int64_t* changes) {
+    if (!failed_.ok()) {
+      return Status(failed_.code(),
+                    "an earlier statement of this transaction failed: " + failed_.message(),
+                    failed_.details());
+    }
+    Result<std::vector<Row>> rows = session_->Run(sql, params, changes);
+    if (!rows.ok()) (void)Remember(rows.status());
+    return rows;
+  }
+  Status Remember(Status s) {
+    if (!s.ok() && failed_.ok()) failed_ = s;
+    return s;
+  }
+
+  PgSession* session_;
+  bool done_ = false;
+  Status failed_;  // the first failure; the server ignores the rest
+};
+
+class PostgresConnection final : public Connection {
+ public:
+  explicit PostgresConnection(std::unique_ptr<PgSession> session)
+      : session_(std::move(session)) {}
+
+  Result<std::unique_ptr<Txn>> Begin(TxnMode mode) override {
+    const std::string begin = mode == TxnMode::kWrite
+                                  ? std::string("BEGIN; ") + kWriteLock
+                                  : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+    Status s = session_->Simple(begin).status();
+    if (!s.ok()) {
+      // A lock wait that timed out leaves the transaction open and aborted.
+      if (session_->healthy()) (void)session_->Simple("ROLLBACK");
+      return s;
+    }
+    return std::unique_ptr<Txn>(new PostgresTxn(session_.get()));
+  }
+
+ private:
+  std::unique_ptr<PgSession> session_;
+};
+
+class PostgresStore final : public Store {
+ public:
+  explicit PostgresStore(StoreOptions options)
+      : options_(std::move(options)), shown_(RedactedLocation(options_.location)) {}
+
+  Result<std::unique_ptr<Connection>> Connect() override {
+    ASSIGN_OR_RETURN(std::unique_ptr<PgSession> session, OpenSession());
+    return std::unique_ptr<Connection>(new PostgresConnection(std::move(session)));
+  }
+
+  StoreInfo info() const override { return info_; }
+
+  Status Init() {
+    ASSIGN_OR_RETURN(std::unique_ptr<PgSession> session, OpenSession());
+    if (!options_.create_if_missing) {
+      ASSIGN_OR_RETURN(std::vector<Row> rows,
+                       session->Run("SELECT to_regclass('schema_migrations') IS NOT NULL", {},
+                                    nullptr));
+      if (rows.empty() || rows[0].Int(0) == 0) {
+        return NotFoundError("--store " + shown_ + ": no baton store in that database");
+      }
+    }
+    const std::string server = session->server_version();
+    PostgresConnection conn(std::move(session));
+    ASSIGN_OR_RETURN(int version, Migrate(conn));
+    info_.backend = "postgresql";
+    info_.location = shown_;
+    info_.durability = options_.durability;
+    info_.schema_version = version;
+    info_.detail = "server=PostgreSQL " + server + " synchronous_commit=" + SynchronousCommit() +
+                   " writes=serialised (advisory lock)";
+    return Status();
+  }
+
+ private:
+  std::string SynchronousCommit() const {
+    return options_.durability == Durability::kFull ? "on" : "off";
+  }
+
+  Result<std::unique_ptr<PgSession>> OpenSession() {
+    ASSIGN_OR_RETURN(std::unique_ptr<PgSession> session,
+                     PgSession::Connect(options_.location, shown_));
+    // lock_timeout bounds the wait for the write lock: past the store's
+    // busy deadline a writer hears Unavailable busy, as on SQLite.
+    RETURN_IF_ERROR(session
+                        ->Simple("SET synchronous_commit TO " + SynchronousCommit() +
+                                 "; SET lock_timeout TO " +
+                                 std::to_string(options_.busy_deadline_ms) +
+                                 "; SET TIME ZONE 'UTC'")
+                        .status());
+    return session;
+  }
+
+  StoreOptions options_;
+  std::string shown_;
+  StoreInfo info_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenPostgresStore(const StoreOptions& options) {
+  auto store = std::make_unique<PostgresStore>(options);
+  RETURN_IF_ERROR(store->Init());
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+}  // namespace baton

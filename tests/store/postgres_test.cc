@@ -1,0 +1,249 @@
+// What the PostgreSQL backend does that SQLite's suites cannot show: how a
+// location is recognised and shown, migrations racing on an empty database,
+// a schema newer than the binary, the write lock across connections, and a
+// transaction after a failed statement. Everything else runs on both
+// backends through BackendTest (tests/testing/backend_test.h).
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "pg_test_db.h"
+#include "store/migrations/migrations.h"
+#include "store/postgres/pg_client.h"
+#include "store/store.h"
+
+namespace baton {
+namespace {
+
+using ::baton::testing::NewEmptyPostgresDatabase;
+using ::baton::testing::NewPostgresStore;
+
+std::unique_ptr<Store> MustOpen(const std::string& location, int busy_deadline_ms = 60000) {
+  StoreOptions options;
+  options.location = location;
+  options.busy_deadline_ms = busy_deadline_ms;
+  Result<std::unique_ptr<Store>> store = Store::Open(options);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  if (!store.ok()) std::abort();
+  return std::move(store).value();
+}
+
+TEST(StoreLocationTest, TellsADatabaseServerFromAFile) {
+  const struct {
+    const char* location;
+    bool postgres;
+  } cases[] = {
+      {"postgresql://baton@db.example/baton", true},
+      {"postgres://localhost/baton", true},
+      {"host=/var/run/postgresql dbname=baton", true},
+      {"  dbname = baton", true},
+      {"service=baton", true},
+      {"baton.db", false},
+      {"./a=b.db", false},
+      {"weird=name.db", false},
+      {":memory:", false},
+      {"", false},
+      {"/srv/postgresql://x", false},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(IsPostgresLocation(c.location), c.postgres) << c.location;
+  }
+}
+
+TEST(StoreLocationTest, NeverShowsAPassword) {
+  const struct {
+    const char* location;
+    const char* shown;
+  } cases[] = {
+      {"postgresql://baton:s3cret@db/baton", "postgresql://baton:***@db/baton"},
+      {"postgresql://baton:p@ss@db:5432/baton", "postgresql://baton:***@db:5432/baton"},
+      {"postgresql://db/baton?user=a&password=s3cret&sslmode=require",
+       "postgresql://db/baton?user=a&password=***&sslmode=require"},
+      {"host=db password=s3cret dbname=baton", "host=db password=*** dbname=baton"},
+      {"host=db password = 's3 cr\\'et' dbname=baton", "host=db password = *** dbname=baton"},
+      {"postgresql://baton@db/baton", "postgresql://baton@db/baton"},
+      {"host=db passfile=/home/me/.pgpass", "host=db passfile=/home/me/.pgpass"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(RedactedLocation(c.location), c.shown) << c.location;
+  }
+}
+
+TEST(PgClientTest, NumbersPlaceholdersOutsideQuotesAndComments) {
+  EXPECT_EQ(NumberPlaceholders("SELECT ? , '?', \"a?\", ? -- ?\n, ?"),
+            "SELECT $1 , '?', \"a?\", $2 -- ?\n, $3");
+  EXPECT_EQ(NumberPlaceholders("SELECT 'it''s ?', ?"), "SELECT 'it''s ?', $1");
+}
+
+TEST(PostgresStoreTest, AWrongPasswordIsRefusedWithoutShowingIt) {
+  StoreOptions options;
+  options.location = "postgresql://nobody:hunter2@127.0.0.1:1/baton?connect_timeout=2";
+  Result<std::unique_ptr<Store>> store = Store::Open(options);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kUnavailable) << store.status().ToString();
+  EXPECT_EQ(store.status().message().find("hunter2"), std::string::npos)
+      << store.status().ToString();
+  EXPECT_NE(store.status().message().find("nobody:***@"), std::string::npos)
+      << store.status().ToString();
+}
+
+TEST(PostgresStoreTest, StatusNamesTheBackendAndServer) {
+  std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
+  const StoreInfo info = store->info();
+  EXPECT_EQ(info.backend, "postgresql");
+  EXPECT_EQ(info.schema_version, LatestSchemaVersion());
+  EXPECT_NE(info.detail.find("server=PostgreSQL "), std::string::npos) << info.detail;
+  EXPECT_NE(info.detail.find("synchronous_commit=on"), std::string::npos) << info.detail;
+}
+
+TEST(PostgresStoreTest, ADatabaseWithoutAStoreIsNotFoundUnlessMade) {
+  const std::string location = NewEmptyPostgresDatabase();
+  StoreOptions options;
+  options.location = location;
+  options.create_if_missing = false;
+  Result<std::unique_ptr<Store>> store = Store::Open(options);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kNotFound) << store.status().ToString();
+  options.create_if_missing = true;
+  EXPECT_TRUE(Store::Open(options).ok());
+}
+
+TEST(PostgresStoreTest, ServersStartingTogetherApplyEachMigrationOnce) {
+  const std::string location = NewEmptyPostgresDatabase();
+  std::vector<std::thread> servers;
+  std::vector<Status> results(4);
+  for (size_t i = 0; i < results.size(); ++i) {
+    servers.emplace_back([&, i] {
+      StoreOptions options;
+      options.location = location;
+      Result<std::unique_ptr<Store>> store = Store::Open(options);
+      results[i] = store.status();
+    });
+  }
+  for (std::thread& t : servers) t.join();
+  for (const Status& s : results) EXPECT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<Store> store = MustOpen(location);
+  auto conn = store->Connect();
+  ASSERT_TRUE(conn.ok());
+  auto txn = (*conn)->Begin(TxnMode::kRead);
+  ASSERT_TRUE(txn.ok());
+  auto rows = (*txn)->Query("SELECT version, COUNT(*) FROM schema_migrations GROUP BY version "
+                            "ORDER BY version",
+                            {});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(static_cast<int>(rows->size()), LatestSchemaVersion());
+  for (const Row& r : *rows) EXPECT_EQ(r.Int(1), 1) << "version " << r.Int(0);
+}
+
+TEST(PostgresStoreTest, ABinaryOlderThanTheSchemaIsRefusedNamingBothVersions) {
+  const std::string location = NewPostgresStore();
+  {
+    std::unique_ptr<Store> store = MustOpen(location);
+    auto conn = store->Connect();
+    ASSERT_TRUE(conn.ok());
+    auto txn = (*conn)->Begin(TxnMode::kWrite);
+    ASSERT_TRUE(txn.ok());
+    ASSERT_TRUE((*txn)->Exec("INSERT INTO schema_migrations (version, name, applied_at) "
+                             "VALUES (99, 'from the future', 'now')",
+                             {})
+                    .ok());
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  StoreOptions options;
+  options.location = location;
+  Result<std::unique_ptr<Store>> store = Store::Open(options);
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(store.status().message().find("schema version 99"), std::string::npos)
+      << store.status().ToString();
+  EXPECT_NE(store.status().message().find("(" + std::to_string(LatestSchemaVersion()) + ")"),
+            std::string::npos)
+      << store.status().ToString();
+}
+
+TEST(PostgresStoreTest, OneWriterAtATimeAndABusyStoreIsUnavailable) {
+  std::unique_ptr<Store> store = MustOpen(NewPostgresStore(), /*busy_deadline_ms=*/300);
+  auto first = store->Connect();
+  auto second = store->Connect();
+  ASSERT_TRUE(first.ok() && second.ok());
+  auto holding = (*first)->Begin(TxnMode::kWrite);
+  ASSERT_TRUE(holding.ok()) << holding.status().ToString();
+  auto waiting = (*second)->Begin(TxnMode::kWrite);
+  ASSERT_FALSE(waiting.ok());
+  EXPECT_TRUE(IsStoreBusy(waiting.status())) << waiting.status().ToString();
+  // Readers are never kept waiting by the writer.
+  auto reading = (*second)->Begin(TxnMode::kRead);
+  ASSERT_TRUE(reading.ok()) << reading.status().ToString();
+  reading->reset();
+  ASSERT_TRUE((*holding)->Commit().ok());
+  auto after = (*second)->Begin(TxnMode::kWrite);
+  EXPECT_TRUE(after.ok()) << after.status().ToString();
+}
+
+TEST(PostgresStoreTest, AFailedStatementFailsTheRestUntilItsSavepointIsRolledBack) {
+  std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
+  auto conn = store->Connect();
+  ASSERT_TRUE(conn.ok());
+  auto txn = (*conn)->Begin(TxnMode::kWrite);
+  ASSERT_TRUE(txn.ok());
+  Txn& t = **txn;
+  ASSERT_TRUE(t.Savepoint("op").ok());
+  const char* insert =
+      "INSERT INTO graph_definitions (hash, text, created_at) VALUES (?, 'x', 'now')";
+  ASSERT_TRUE(t.Exec(insert, {SqlText("a")}).ok());
+  Result<int64_t> twice = t.Exec(insert, {SqlText("a")});
+  EXPECT_EQ(twice.status().code(), StatusCode::kAlreadyExists) << twice.status().ToString();
+  Result<int64_t> after = t.Exec(insert, {SqlText("b")});
+  EXPECT_EQ(after.status().code(), StatusCode::kAlreadyExists) << after.status().ToString();
+  EXPECT_NE(after.status().message().find("an earlier statement"), std::string::npos);
+  ASSERT_TRUE(t.RollbackTo("op").ok());
+  ASSERT_TRUE(t.Exec(insert, {SqlText("c")}).ok());
+  ASSERT_TRUE(t.Commit().ok());
+  auto read = (*conn)->Begin(TxnMode::kRead);
+  ASSERT_TRUE(read.ok());
+  auto rows = (*read)->Query("SELECT hash FROM graph_definitions ORDER BY hash", {});
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].Str(0), "c");
+}
+
+TEST(PostgresStoreTest, TextWithANulByteIsInvalidAndNamesTheParameter) {
+  std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
+  auto conn = store->Connect();
+  ASSERT_TRUE(conn.ok());
+  auto txn = (*conn)->Begin(TxnMode::kWrite);
+  ASSERT_TRUE(txn.ok());
+  Result<int64_t> r =
+      (*txn)->Exec("INSERT INTO graph_definitions (hash, text, created_at) VALUES (?, ?, 'now')",
+                   {SqlText("a"), SqlText(std::string("x\0y", 3))});
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("parameter 2"), std::string::npos);
+}
+
+TEST(PostgresStoreTest, IntegersKeepSixtyFourBitsAndTextOrdersByteByByte) {
+  std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
+  auto conn = store->Connect();
+  ASSERT_TRUE(conn.ok());
+  auto txn = (*conn)->Begin(TxnMode::kWrite);
+  ASSERT_TRUE(txn.ok());
+  const int64_t big = int64_t{1} << 53;
+  for (const char* name : {"b", "B", "a", "_"}) {
+    ASSERT_TRUE((*txn)->Exec("INSERT INTO web_sessions (id_hash, proof_hash, credential, agent_id, "
+                             "role, created_at, expires_ms) VALUES (?, '', '', '', '', '', ?)",
+                             {SqlText(name), SqlInt(big)})
+                    .ok());
+  }
+  auto rows = (*txn)->Query("SELECT id_hash, expires_ms + 1 FROM web_sessions ORDER BY id_hash", {});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  std::string order;
+  for (const Row& r : *rows) {
+    order += r.Str(0);
+    EXPECT_EQ(r.Int(1), big + 1);
+  }
+  EXPECT_EQ(order, "B_ab");  // as SQLite's BINARY collation orders them
+}
+
+}  // namespace
+}  // namespace baton

@@ -1,0 +1,125 @@
+#include "pg_test_db.h"
+
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+#include "store/migrations/migrations.h"
+#include "store/store.h"
+
+namespace baton::testing {
+namespace {
+
+// Both sides of the template: made under this advisory lock, cloned under it
+// (PostgreSQL refuses to copy a database someone is connected to).
+constexpr char kLock[] = "4242";
+
+std::string Server() {
+  const char* server = std::getenv("BATON_TEST_PG");
+  return server != nullptr ? server : BATON_TEST_PG_DEFAULT;
+}
+
+[[noreturn]] void Fail(const std::string& what) {
+  ADD_FAILURE() << "PostgreSQL test database: " << what;
+  std::abort();
+}
+
+void Exec(PGconn* conn, const std::string& sql) {
+  PGresult* res = PQexec(conn, sql.c_str());
+  const ExecStatusType st = PQresultStatus(res);
+  std::string error = PQresultErrorMessage(res);
+  PQclear(res);
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) Fail(sql + ": " + error);
+}
+
+bool Exists(PGconn* conn, const std::string& database) {
+  PGresult* res = PQexec(conn, ("SELECT 1 FROM pg_database WHERE datname = '" + database + "'").c_str());
+  const bool found = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+  PQclear(res);
+  return found;
+}
+
+PGconn* Connect(const std::string& database) {
+  PGconn* conn = PQconnectdb((Server() + " dbname=" + database).c_str());
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string error = PQerrorMessage(conn);
+    PQfinish(conn);
+    Fail("cannot connect to " + Server() + " (is CTest's fixture \"postgres\" running?): " + error);
+  }
+  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  return conn;
+}
+
+// The databases this process made, dropped when it exits.
+class Made {
+ public:
+  ~Made() {
+    if (names_.empty()) return;
+    PGconn* conn = PQconnectdb((Server() + " dbname=postgres").c_str());
+    for (const std::string& name : names_) {
+      PQclear(PQexec(conn, ("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").c_str()));
+    }
+    PQfinish(conn);
+  }
+  void Add(std::string name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    names_.push_back(std::move(name));
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> names_;
+};
+
+Made& MadeHere() {
+  static Made made;
+  return made;
+}
+
+// The template of this schema version, made if the server has none.
+std::string Template(PGconn* admin) {
+  const std::string name = "baton_template_v" + std::to_string(LatestSchemaVersion());
+  if (Exists(admin, name)) return name;
+  const std::string building = name + "_building";
+  Exec(admin, "DROP DATABASE IF EXISTS " + building + " WITH (FORCE)");
+  Exec(admin, "CREATE DATABASE " + building);
+  {
+    StoreOptions options;
+    options.location = Server() + " dbname=" + building;
+    Result<std::unique_ptr<Store>> store = Store::Open(options);
+    if (!store.ok()) Fail("migrating the template: " + store.status().ToString());
+  }
+  Exec(admin, "ALTER DATABASE " + building + " RENAME TO " + name);
+  return name;
+}
+
+// A new database, a copy of the template when "migrated", dropped at exit.
+std::string NewDatabase(bool migrated) {
+  static std::atomic<int> counter{0};
+  const std::string name =
+      "t_" + std::to_string(getpid()) + "_" + std::to_string(counter.fetch_add(1));
+  PGconn* admin = Connect("postgres");
+  if (migrated) {
+    Exec(admin, std::string("SELECT pg_advisory_lock(") + kLock + ")");
+    Exec(admin, "CREATE DATABASE " + name + " TEMPLATE " + Template(admin));
+    Exec(admin, std::string("SELECT pg_advisory_unlock(") + kLock + ")");
+  } else {
+    Exec(admin, "CREATE DATABASE " + name);
+  }
+  PQfinish(admin);
+  MadeHere().Add(name);
+  return Server() + " dbname=" + name;
+}
+
+}  // namespace
+
+std::string NewPostgresStore() { return NewDatabase(/*migrated=*/true); }
+
+std::string NewEmptyPostgresDatabase() { return NewDatabase(/*migrated=*/false); }
+
+}  // namespace baton::testing
