@@ -4,8 +4,15 @@
 #   A library baton_x whose sources see include/ and src/: static, but
 #   shared in sanitizer builds, where each of ~45 test executables would
 #   otherwise carry its own 380 MB instrumented copy (17 GB a tree).
-# baton_cc_test(NAME x SRCS x_test.cc DEPS lib [LABELS unit] [TIMEOUT 120])
+# baton_cc_test(NAME x SRCS x_test.cc DEPS lib [LABELS unit] [TIMEOUT 120]
+#               [POSTGRES [SQLITE_ONLY Suite.Case:Suite2.*]])
 #   A GoogleTest binary registered with CTest, tests discovered one by one.
+#   POSTGRES registers its tests a second time as "pg:Suite.Case", run with
+#   BATON_TEST_BACKEND=postgres: every store the suite opens through
+#   OpenApi is then a PostgreSQL database (tests/testing/test_util.h). The
+#   suites of BackendTest run there already and are left out, and so are
+#   the SQLITE_ONLY cases (gtest filter patterns), each with its reason
+#   written beside the call.
 #
 # A library precompiles the headers nearly every file includes (nlohmann's
 # json.hpp above all) unless BATON_PCH is OFF: 14 % less CPU to build
@@ -33,7 +40,7 @@ function(baton_cc_library)
 endfunction()
 
 function(baton_cc_test)
-  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SRCS;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "POSTGRES" "NAME;TIMEOUT;SQLITE_ONLY" "SRCS;DEPS;LABELS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SRCS})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   # Where the checkout is, so suites find ../shared/fixtures without help.
@@ -49,6 +56,19 @@ function(baton_cc_test)
     PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT} FIXTURES_REQUIRED postgres
     ENVIRONMENT "BATON_BIN=$<TARGET_FILE:baton>"
     DISCOVERY_TIMEOUT 60)
+  if(ARG_POSTGRES)
+    set(filter "-Backends/*")
+    if(ARG_SQLITE_ONLY)
+      set(filter "${filter}:${ARG_SQLITE_ONLY}")
+    endif()
+    # One ENVIRONMENT entry: a list would not survive discovery, and
+    # BatonBin() knows the binary's path without BATON_BIN.
+    gtest_discover_tests(${ARG_NAME}
+      TEST_PREFIX "pg:" TEST_FILTER "${filter}"
+      PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT} FIXTURES_REQUIRED postgres
+      ENVIRONMENT "BATON_TEST_BACKEND=postgres"
+      DISCOVERY_TIMEOUT 60)
+  endif()
 endfunction()
 
 # baton_embed_files(OUT file.cc FUNC Name FILES a.json b.json COMMENT "...")

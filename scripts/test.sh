@@ -9,7 +9,10 @@
 #   2. the libFuzzer targets of fuzz/ (clang, build-fuzz/): each seed-format
 #      reader for a bounded number of inputs;
 #   3. a Debug build with AddressSanitizer and UBSan (build-asan/): the unit
-#      suites again.
+#      suites again (the PostgreSQL backend through BackendTest's "postgres"
+#      cases; the "pg:" reruns of whole suites run in step 1 only).
+# CTest starts and stops a PostgreSQL server of its own for the suites
+# (fixture "postgres", scripts/pg_test_cluster.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
@@ -33,6 +36,6 @@ cmake --build build-fuzz -j"$jobs"
 if [ "${BATON_SKIP_ASAN:-0}" != "1" ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBATON_BUILD_BENCHMARKS=OFF >/dev/null
   cmake --build build-asan -j"$jobs"
-  (cd build-asan && ctest --output-on-failure -j"$jobs" -L unit --timeout 600)
+  (cd build-asan && ctest --output-on-failure -j"$jobs" -L unit -E '^pg:' --timeout 600)
 fi
 echo "test.sh: all tests passed"

@@ -503,7 +503,7 @@ class BoardStoreTest : public BoardTestBase, public ::testing::Test {
   // as "actor", and commits.
   void InStore(const Actor& actor, const std::function<Status(OpContext&)>& fn) {
     StoreOptions options;
-    options.location = dir_.File("baton.db");
+    options.location = testing::TestStoreLocation(dir_.File("baton.db"));
     Result<std::unique_ptr<Store>> store = Store::Open(options);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     Result<std::unique_ptr<Connection>> conn = (*store)->Connect();

@@ -89,7 +89,7 @@ class GraphRunTest : public ::testing::Test {
   void SetUp() override {
     work_ = dir_.File("work");
     fs::copy(IssueRunDir(), work_, fs::copy_options::recursive);
-    store_ = dir_.File("baton.db");
+    store_ = testing::TestStoreLocation(dir_.File("baton.db"));
     api_ = OpenApi(store_);
   }
 

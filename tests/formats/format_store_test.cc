@@ -93,7 +93,7 @@ std::string Export(Api& api, const std::string& run, const std::string& format) 
 class FormatStoreTest : public ::testing::Test {
  protected:
   RunImage ExportImageForTest(const std::string& run) {
-    Result<std::unique_ptr<Store>> store = Store::Open({.location = dir_.File("baton.db")});
+    Result<std::unique_ptr<Store>> store = Store::Open({.location = testing::TestStoreLocation(dir_.File("baton.db"))});
     EXPECT_TRUE(store.ok());
     Result<std::unique_ptr<Connection>> conn = (*store)->Connect();
     Result<std::unique_ptr<Txn>> txn = (*conn)->Begin(TxnMode::kRead);

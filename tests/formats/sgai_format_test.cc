@@ -450,7 +450,7 @@ TEST(SgaiFormatTest, AnImageOfAnotherProfileIsWrittenWithNotes) {
 // The image of one run, built from the store's rows as docs/formats.md
 // describes it (what engine/interchange/imports.h exports).
 Json ImageFromStore(const std::string& db, const std::string& run_id) {
-  Result<std::unique_ptr<Store>> store = Store::Open({.location = db});
+  Result<std::unique_ptr<Store>> store = Store::Open({.location = testing::TestStoreLocation(db)});
   EXPECT_TRUE(store.ok());
   auto conn = (*store)->Connect();
   auto begun = (*conn)->Begin(TxnMode::kRead);

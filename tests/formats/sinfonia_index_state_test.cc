@@ -23,7 +23,8 @@ const std::string kFixture =
 // The run's image, read as engine/interchange/imports.cc ExportImage reads it (the rows
 // sinfonia.state looks at).
 RunImage ImageOf(const std::string& location, const std::string& run_id) {
-  Result<std::unique_ptr<Store>> store = Store::Open({.location = location});
+  Result<std::unique_ptr<Store>> store =
+      Store::Open({.location = testing::TestStoreLocation(location)});
   EXPECT_TRUE(store.ok()) << store.status().ToString();
   Result<std::unique_ptr<Connection>> conn = (*store)->Connect();
   EXPECT_TRUE(conn.ok());

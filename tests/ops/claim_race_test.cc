@@ -51,7 +51,7 @@ constexpr int kTasks = 1000;
 
 TEST(ClaimRaceTest, SixteenProcessesClaimEveryTaskExactlyOnce) {
   testing::TempDir dir;
-  const std::string store = dir.File("baton.db");
+  const std::string store = testing::TestStoreLocation(dir.File("baton.db"));
   {
     std::unique_ptr<Api> api = testing::OpenApi(store, /*group_commit=*/true);
     for (int i = 0; i < kProcesses; ++i) {

@@ -55,11 +55,12 @@ PGconn* Connect(const std::string& database) {
   return conn;
 }
 
-// The databases this process made, dropped when it exits.
+// The databases this process made, dropped when it exits (not when a child
+// forked from it does: its copy of the list names the parent's).
 class Made {
  public:
   ~Made() {
-    if (names_.empty()) return;
+    if (names_.empty() || getpid() != maker_) return;
     PGconn* conn = PQconnectdb((Server() + " dbname=postgres").c_str());
     for (const std::string& name : names_) {
       PQclear(PQexec(conn, ("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").c_str()));
@@ -74,6 +75,7 @@ class Made {
  private:
   std::mutex mu_;
   std::vector<std::string> names_;
+  const pid_t maker_ = getpid();
 };
 
 Made& MadeHere() {

@@ -42,7 +42,7 @@ bool Eventually(const std::function<bool()>& done, int64_t timeout_ms) {
 
 std::string BatonBin() {
   const char* bin = std::getenv("BATON_BIN");
-  return bin != nullptr ? bin : "baton";
+  return bin != nullptr ? bin : BATON_BIN_PATH;
 }
 
 namespace {

@@ -57,7 +57,7 @@ struct ProcessResult {
   std::string err;
 };
 
-// Path of the built baton binary ($BATON_BIN, set by CTest).
+// Path of the built baton binary ($BATON_BIN, else the build tree's).
 std::string BatonBin();
 // Runs `baton args...` with "env" added to the environment; waits for it.
 ProcessResult RunBaton(const std::vector<std::string>& args,

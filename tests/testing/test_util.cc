@@ -1,15 +1,41 @@
 #include "test_util.h"
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
 
 #include <gtest/gtest.h>
 
+#include "pg_test_db.h"
+#include "util/scoped_path.h"
+
 namespace baton::testing {
+
+bool OnPostgres() {
+  const char* backend = std::getenv("BATON_TEST_BACKEND");
+  return backend != nullptr && std::string(backend) == "postgres";
+}
+
+std::string TestStoreLocation(const std::string& location) {
+  if (!OnPostgres() || IsPostgresLocation(location)) return location;
+  if (location == ":memory:") return NewPostgresStore();
+  static std::mutex mu;
+  static std::map<std::string, std::string> databases;
+  std::lock_guard<std::mutex> lock(mu);
+  std::string& database = databases[location];
+  if (database.empty()) database = NewPostgresStore();
+  return database;
+}
 
 std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit,
                              const TimeSource* time) {
   ApiOptions options;
-  options.store.location = location;
+  options.store.location = TestStoreLocation(location);
+  // A file store's folder is its project's (PathScope::DefaultRoot); the
+  // database standing for it keeps that folder.
+  if (options.store.location != location && location != ":memory:") {
+    options.roots = {PathScope::DefaultRoot(location)};
+  }
   options.group_commit = group_commit;
   options.time = time;
   options.validate_output = true;

@@ -17,8 +17,17 @@ namespace baton::testing {
 
 // An Api on "location" (":memory:" or a file) whose operations read the
 // time from "time" (null: the system clock); aborts the test on failure.
+// With BATON_TEST_BACKEND=postgres (CTest's "pg:" tests) the store is a
+// PostgreSQL database instead: a new one for ":memory:", and for a file
+// path the one made the first time that path was opened.
 std::unique_ptr<Api> OpenApi(const std::string& location, bool group_commit = false,
                              const TimeSource* time = nullptr);
+
+// "location" itself, or under BATON_TEST_BACKEND=postgres the PostgreSQL
+// database that stands for it (see OpenApi).
+std::string TestStoreLocation(const std::string& location);
+// Whether this run's stores are PostgreSQL databases (a "pg:" test).
+bool OnPostgres();
 
 inline Actor Human() { return Actor{"alice", "human"}; }
 inline Actor Coordinator() { return Actor{"coord", "coordinator"}; }
