@@ -36,12 +36,14 @@ case "$action" in
     # A server left by a killed run is stopped first, never recovered.
     stop
     rm -rf "$dir"
-    mkdir -p "$dir"
+    # Private: the server trusts every connection on its socket, as a
+    # superuser, so no other user of the machine may reach it.
+    mkdir -m 700 -p "$dir"
     [ "$(id -u)" -eq 0 ] && chown postgres "$dir"
     "${as_owner[@]}" "$bindir/initdb" -D "$dir/data" -A trust -U baton --no-sync -E UTF8 \
       --locale=C >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
     "${as_owner[@]}" "$bindir/pg_ctl" -D "$dir/data" -w -t 60 -l "$dir/server.log" -o \
-      "-k $dir -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+      "-k $dir -c listen_addresses='' -c unix_socket_permissions=0700 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
       start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     echo "pg_test_cluster: PostgreSQL $("$bindir/postgres" --version | awk '{print $3}') on $dir"
     ;;

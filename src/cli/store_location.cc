@@ -88,7 +88,7 @@ Status PrepareStore(StoreUse use, StoreLocation& loc) {
   if (use == StoreUse::kExisting) {
     if (loc.named) {
       return NotFoundError(loc.named_as + ": no baton store there (baton init --store " +
-                           loc.path + " makes one)");
+                           RedactedLocation(loc.path) + " makes one)");
     }
     return NotFoundError("no baton store in " + folder.parent_path().string() +
                          " or any folder above it: run baton init to make one here, or name "

@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "engine/core/tokens.h"
+#include "util/store_location.h"
 
 namespace baton {
 namespace {
@@ -33,7 +34,7 @@ int RunUrl(const GlobalOptions& g, const std::string& listen) {
   if (!opened.ok()) return ReportError(opened, g.output);
   const std::string path = HumanSecretPath(options->store.location);
   if (path.empty()) {
-    return ReportError(FailedPreconditionError("--store " + options->store.location +
+    return ReportError(FailedPreconditionError("--store " + RedactedLocation(options->store.location) +
                                                ": a store without a file has no lasting secret; "
                                                "baton serve prints its link at start"),
                        g.output);

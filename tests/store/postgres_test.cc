@@ -5,11 +5,13 @@
 // backends through BackendTest (tests/testing/backend_test.h).
 
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 
 #include <thread>
 #include <vector>
 
 #include "pg_test_db.h"
+#include "test_env.h"
 #include "store/migrations/migrations.h"
 #include "store/postgres/pg_client.h"
 #include "store/store.h"
@@ -40,6 +42,7 @@ TEST(StoreLocationTest, TellsADatabaseServerFromAFile) {
       {"host=/var/run/postgresql dbname=baton", true},
       {"  dbname = baton", true},
       {"service=baton", true},
+      {"require_auth=scram-sha-256 host=db dbname=baton", true},
       {"baton.db", false},
       {"./a=b.db", false},
       {"weird=name.db", false},
@@ -64,6 +67,10 @@ TEST(StoreLocationTest, NeverShowsAPassword) {
       {"host=db password=s3cret dbname=baton", "host=db password=*** dbname=baton"},
       {"host=db password = 's3 cr\\'et' dbname=baton", "host=db password = *** dbname=baton"},
       {"postgresql://baton@db/baton", "postgresql://baton@db/baton"},
+      {"postgresql://u:p?w@db/baton", "postgresql://u:***@db/baton"},
+      {"host=db password=ab&cd dbname=baton", "host=db password=*** dbname=baton"},
+      {"host=db password=ab\\ cd dbname=baton", "host=db password=*** dbname=baton"},
+      {"host=db sslpassword=k3y", "host=db sslpassword=***"},
       {"host=db passfile=/home/me/.pgpass", "host=db passfile=/home/me/.pgpass"},
   };
   for (const auto& c : cases) {
@@ -75,6 +82,7 @@ TEST(PgClientTest, NumbersPlaceholdersOutsideQuotesAndComments) {
   EXPECT_EQ(NumberPlaceholders("SELECT ? , '?', \"a?\", ? -- ?\n, ?"),
             "SELECT $1 , '?', \"a?\", $2 -- ?\n, $3");
   EXPECT_EQ(NumberPlaceholders("SELECT 'it''s ?', ?"), "SELECT 'it''s ?', $1");
+  EXPECT_EQ(NumberPlaceholders("SELECT /* ? */ ?"), "SELECT /* ? */ $1");
 }
 
 TEST(PostgresStoreTest, AWrongPasswordIsRefusedWithoutShowingIt) {
@@ -180,6 +188,56 @@ TEST(PostgresStoreTest, OneWriterAtATimeAndABusyStoreIsUnavailable) {
   ASSERT_TRUE((*holding)->Commit().ok());
   auto after = (*second)->Begin(TxnMode::kWrite);
   EXPECT_TRUE(after.ok()) << after.status().ToString();
+}
+
+// Runs "sql" on "location"'s database outside baton; the first column of
+// the first row ("" when none).
+std::string PlainQuery(const std::string& location, const std::string& sql) {
+  PGconn* conn = PQconnectdb(location.c_str());
+  PGresult* res = PQexec(conn, sql.c_str());
+  EXPECT_TRUE(PQresultStatus(res) == PGRES_TUPLES_OK || PQresultStatus(res) == PGRES_COMMAND_OK)
+      << sql << ": " << PQresultErrorMessage(res);
+  std::string first = PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "";
+  PQclear(res);
+  PQfinish(conn);
+  return first;
+}
+
+TEST(PostgresStoreTest, AWriterThatWaitedSeesWhatItsPredecessorCommitted) {
+  // A database whose sessions default to one snapshot per transaction (a
+  // common setting): a writer's snapshot must still be taken after the
+  // write lock, or it would append to a ledger head that moved.
+  const std::string location = NewPostgresStore();
+  PlainQuery(location, R"SQL(DO $$ BEGIN EXECUTE format(
+      'ALTER DATABASE %I SET default_transaction_isolation TO ''repeatable read''',
+      current_database()); END $$)SQL");
+  std::unique_ptr<Store> store = MustOpen(location);
+  auto first = store->Connect();
+  auto second = store->Connect();
+  ASSERT_TRUE(first.ok() && second.ok());
+  auto holding = (*first)->Begin(TxnMode::kWrite);
+  ASSERT_TRUE(holding.ok()) << holding.status().ToString();
+  int64_t seen = -1;
+  std::thread waiter([&] {
+    auto txn = (*second)->Begin(TxnMode::kWrite);
+    ASSERT_TRUE(txn.ok()) << txn.status().ToString();
+    auto rows = (*txn)->Query("SELECT COUNT(*) FROM graph_definitions", {});
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    seen = (*rows)[0].Int(0);
+  });
+  // The second writer waits for the lock before the first commits.
+  EXPECT_TRUE(::baton::testing::Eventually([&] {
+    return PlainQuery(location, "SELECT COUNT(*) FROM pg_locks "
+                                "WHERE locktype = 'advisory' AND NOT granted") == "1";
+  }));
+  EXPECT_TRUE((*holding)
+                  ->Exec("INSERT INTO graph_definitions (hash, text, created_at) "
+                         "VALUES ('h', 'x', 'now')",
+                         {})
+                  .ok());
+  EXPECT_TRUE((*holding)->Commit().ok());
+  waiter.join();
+  EXPECT_EQ(seen, 1);
 }
 
 TEST(PostgresStoreTest, AFailedStatementFailsTheRestUntilItsSavepointIsRolledBack) {

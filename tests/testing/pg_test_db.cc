@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <random>
 #include <vector>
 
 #include "store/migrations/migrations.h"
@@ -102,9 +103,12 @@ std::string Template(PGconn* admin) {
 
 // A new database, a copy of the template when "migrated", dropped at exit.
 std::string NewDatabase(bool migrated) {
+  // The pid and a random part: processes of other machines or containers
+  // may share the server, and a pid comes back after a crash.
   static std::atomic<int> counter{0};
-  const std::string name =
-      "t_" + std::to_string(getpid()) + "_" + std::to_string(counter.fetch_add(1));
+  static const unsigned salt = std::random_device{}();
+  const std::string name = "t_" + std::to_string(getpid()) + "_" + std::to_string(salt) + "_" +
+                           std::to_string(counter.fetch_add(1));
   PGconn* admin = Connect("postgres");
   if (migrated) {
     Exec(admin, std::string("SELECT pg_advisory_lock(") + kLock + ")");

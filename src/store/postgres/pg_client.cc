@@ -75,6 +75,11 @@ std::string NumberPlaceholders(std::string_view sql) {
       }
       out.append(sql.substr(i, end - i + 1));
       i = end;
+    } else if (c == '/' && i + 1 < sql.size() && sql[i + 1] == '*') {
+      const size_t end = sql.find("*/", i + 2);
+      const size_t stop = end == std::string_view::npos ? sql.size() : end + 2;
+      out.append(sql.substr(i, stop - i));
+      i = stop - 1;
     } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
       const size_t end = sql.find('\n', i);
       const size_t stop = end == std::string_view::npos ? sql.size() : end;
@@ -96,8 +101,10 @@ Status PgError(PGconn* conn, PGresult* res, std::string_view what) {
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
   const std::string msg = std::string(what) + ": " + message;
   const std::string code = state != nullptr ? state : "";
-  if (code.empty() || StartsWith(code, "08") || code == "57P01" || code == "57P02" ||
-      code == "57P03" || PQstatus(conn) == CONNECTION_BAD) {
+  // libpq's own errors carry no SQLSTATE: a broken connection is one of
+  // them, a bad statement (too many parameters, an empty one) another.
+  if (StartsWith(code, "08") || code == "57P01" || code == "57P02" || code == "57P03" ||
+      PQstatus(conn) == CONNECTION_BAD) {
     return Status(StatusCode::kUnavailable, "lost the PostgreSQL server: " + msg,
                   nlohmann::json{{"reason", kStoreDisconnectedReason}});
   }

@@ -29,7 +29,10 @@ namespace baton {
 // the session is unusable, and what it was doing is unknown at commit.
 inline constexpr char kStoreDisconnectedReason[] = "store_disconnected";
 
-// "sql" with each "?" outside quotes and comments replaced by $1, $2, ...
+// "sql" with each "?" outside '...' strings, "..." identifiers, -- and /* */
+// comments replaced by $1, $2, ... Our statements use no E'...' strings with
+// \' escapes, no $$ quoting and no jsonb "?" operators: each would need
+// its own rule here.
 std::string NumberPlaceholders(std::string_view sql);
 
 class PgSession {

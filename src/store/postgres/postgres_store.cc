@@ -2,6 +2,8 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
+
 #include "store/migrations/migrations.h"
 #include "store/postgres/pg_client.h"
 
@@ -90,7 +92,8 @@ class PostgresConnection final : public Connection {
 
   Result<std::unique_ptr<Txn>> Begin(TxnMode mode) override {
     const std::string begin = mode == TxnMode::kWrite
-                                  ? std::string("BEGIN; ") + kWriteLock
+                                  ? std::string("BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE; ") +
+                                        kWriteLock
                                   : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
     Status s = session_->Simple(begin).status();
     if (!s.ok()) {
@@ -152,7 +155,7 @@ class PostgresStore final : public Store {
     RETURN_IF_ERROR(session
                         ->Simple("SET synchronous_commit TO " + SynchronousCommit() +
                                  "; SET lock_timeout TO " +
-                                 std::to_string(options_.busy_deadline_ms) +
+                                 std::to_string(std::max(1, options_.busy_deadline_ms)) +
                                  "; SET TIME ZONE 'UTC'")
                         .status());
     return session;

@@ -399,8 +399,13 @@ Result<std::vector<std::string>> ListGraphForkMetaTexts(Txn& txn, const std::str
   // A run's meta is written as canonical JSON, and a patch (PatchRunJson)
   // leaves the members it does not name as they were written, so a fork's
   // meta contains this text; "_" in an id matches any character, which only widens.
+  // PostgreSQL's LIKE reads '\' as an escape unless told otherwise (a JSON
+  // text has them); SQLite's has none.
+  const char* sql = txn.dialect() == SqlDialect::kPostgres
+                        ? "SELECT meta FROM runs WHERE profile = 'graph' AND meta LIKE ? ESCAPE ''"
+                        : "SELECT meta FROM runs WHERE profile = 'graph' AND meta LIKE ?";
   ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT meta FROM runs WHERE profile = 'graph' AND meta LIKE ?",
+                   txn.Query(sql,
                              {SqlText("%\"forked_from\":{\"run\":" + CanonicalJson(run_id) +
                                       ",%")}));
   return FirstColumn(rows);
