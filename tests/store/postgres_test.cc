@@ -32,6 +32,22 @@ std::unique_ptr<Store> MustOpen(const std::string& location, int busy_deadline_m
   return std::move(store).value();
 }
 
+// A transaction of "mode" on a connection of its own to "store"; aborts the
+// test when either cannot be had. The transaction ends before its connection.
+struct Session {
+  std::unique_ptr<Connection> conn;
+  std::unique_ptr<Txn> txn;
+};
+Session Begin(Store& store, TxnMode mode) {
+  Result<std::unique_ptr<Connection>> conn = store.Connect();
+  EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+  if (!conn.ok()) std::abort();
+  Result<std::unique_ptr<Txn>> txn = (*conn)->Begin(mode);
+  EXPECT_TRUE(txn.ok()) << txn.status().ToString();
+  if (!txn.ok()) std::abort();
+  return {std::move(*conn), std::move(*txn)};
+}
+
 TEST(StoreLocationTest, TellsADatabaseServerFromAFile) {
   const struct {
     const char* location;
@@ -133,11 +149,9 @@ TEST(PostgresStoreTest, ServersStartingTogetherApplyEachMigrationOnce) {
   for (std::thread& t : servers) t.join();
   for (const Status& s : results) EXPECT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<Store> store = MustOpen(location);
-  auto conn = store->Connect();
-  ASSERT_TRUE(conn.ok());
-  auto txn = (*conn)->Begin(TxnMode::kRead);
-  ASSERT_TRUE(txn.ok());
-  auto rows = (*txn)->Query("SELECT version, COUNT(*) FROM schema_migrations GROUP BY version "
+  Session session = Begin(*store, TxnMode::kRead);
+  Txn* txn = &*session.txn;
+  auto rows = txn->Query("SELECT version, COUNT(*) FROM schema_migrations GROUP BY version "
                             "ORDER BY version",
                             {});
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
@@ -149,15 +163,13 @@ TEST(PostgresStoreTest, ABinaryOlderThanTheSchemaIsRefusedNamingBothVersions) {
   const std::string location = NewPostgresStore();
   {
     std::unique_ptr<Store> store = MustOpen(location);
-    auto conn = store->Connect();
-    ASSERT_TRUE(conn.ok());
-    auto txn = (*conn)->Begin(TxnMode::kWrite);
-    ASSERT_TRUE(txn.ok());
-    ASSERT_TRUE((*txn)->Exec("INSERT INTO schema_migrations (version, name, applied_at) "
+    Session session = Begin(*store, TxnMode::kWrite);
+    Txn* txn = &*session.txn;
+    ASSERT_TRUE(txn->Exec("INSERT INTO schema_migrations (version, name, applied_at) "
                              "VALUES (99, 'from the future', 'now')",
                              {})
                     .ok());
-    ASSERT_TRUE((*txn)->Commit().ok());
+    ASSERT_TRUE(txn->Commit().ok());
   }
   StoreOptions options;
   options.location = location;
@@ -242,11 +254,9 @@ TEST(PostgresStoreTest, AWriterThatWaitedSeesWhatItsPredecessorCommitted) {
 
 TEST(PostgresStoreTest, AFailedStatementFailsTheRestUntilItsSavepointIsRolledBack) {
   std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
-  auto conn = store->Connect();
-  ASSERT_TRUE(conn.ok());
-  auto txn = (*conn)->Begin(TxnMode::kWrite);
-  ASSERT_TRUE(txn.ok());
-  Txn& t = **txn;
+  Session session = Begin(*store, TxnMode::kWrite);
+  Txn* txn = &*session.txn;
+  Txn& t = *txn;
   ASSERT_TRUE(t.Savepoint("op").ok());
   const char* insert =
       "INSERT INTO graph_definitions (hash, text, created_at) VALUES (?, 'x', 'now')";
@@ -259,7 +269,7 @@ TEST(PostgresStoreTest, AFailedStatementFailsTheRestUntilItsSavepointIsRolledBac
   ASSERT_TRUE(t.RollbackTo("op").ok());
   ASSERT_TRUE(t.Exec(insert, {SqlText("c")}).ok());
   ASSERT_TRUE(t.Commit().ok());
-  auto read = (*conn)->Begin(TxnMode::kRead);
+  auto read = session.conn->Begin(TxnMode::kRead);
   ASSERT_TRUE(read.ok());
   auto rows = (*read)->Query("SELECT hash FROM graph_definitions ORDER BY hash", {});
   ASSERT_TRUE(rows.ok());
@@ -269,12 +279,10 @@ TEST(PostgresStoreTest, AFailedStatementFailsTheRestUntilItsSavepointIsRolledBac
 
 TEST(PostgresStoreTest, TextWithANulByteIsInvalidAndNamesTheParameter) {
   std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
-  auto conn = store->Connect();
-  ASSERT_TRUE(conn.ok());
-  auto txn = (*conn)->Begin(TxnMode::kWrite);
-  ASSERT_TRUE(txn.ok());
+  Session session = Begin(*store, TxnMode::kWrite);
+  Txn* txn = &*session.txn;
   Result<int64_t> r =
-      (*txn)->Exec("INSERT INTO graph_definitions (hash, text, created_at) VALUES (?, ?, 'now')",
+      txn->Exec("INSERT INTO graph_definitions (hash, text, created_at) VALUES (?, ?, 'now')",
                    {SqlText("a"), SqlText(std::string("x\0y", 3))});
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().ToString();
   EXPECT_NE(r.status().message().find("parameter 2"), std::string::npos);
@@ -282,18 +290,16 @@ TEST(PostgresStoreTest, TextWithANulByteIsInvalidAndNamesTheParameter) {
 
 TEST(PostgresStoreTest, IntegersKeepSixtyFourBitsAndTextOrdersByteByByte) {
   std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
-  auto conn = store->Connect();
-  ASSERT_TRUE(conn.ok());
-  auto txn = (*conn)->Begin(TxnMode::kWrite);
-  ASSERT_TRUE(txn.ok());
+  Session session = Begin(*store, TxnMode::kWrite);
+  Txn* txn = &*session.txn;
   const int64_t big = int64_t{1} << 53;
   for (const char* name : {"b", "B", "a", "_"}) {
-    ASSERT_TRUE((*txn)->Exec("INSERT INTO web_sessions (id_hash, proof_hash, credential, agent_id, "
+    ASSERT_TRUE(txn->Exec("INSERT INTO web_sessions (id_hash, proof_hash, credential, agent_id, "
                              "role, created_at, expires_ms) VALUES (?, '', '', '', '', '', ?)",
                              {SqlText(name), SqlInt(big)})
                     .ok());
   }
-  auto rows = (*txn)->Query("SELECT id_hash, expires_ms + 1 FROM web_sessions ORDER BY id_hash", {});
+  auto rows = txn->Query("SELECT id_hash, expires_ms + 1 FROM web_sessions ORDER BY id_hash", {});
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   std::string order;
   for (const Row& r : *rows) {
