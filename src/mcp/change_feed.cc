@@ -8,7 +8,6 @@
 namespace baton::mcp {
 namespace {
 
-constexpr int64_t kPollMillis = 250;
 constexpr int kBatch = 500;
 
 }  // namespace
@@ -53,7 +52,7 @@ void ChangeFeed::Remove(int id) {
 void ChangeFeed::Loop() {
   uint64_t seen = 0;
   for (;;) {
-    api_.WaitForChange(&seen, NowMillis() + kPollMillis);
+    api_.WaitForChange(&seen, NowMillis() + api_.change_poll_millis());
     int64_t since = 0;
     {
       MutexLock lock(&mu_);

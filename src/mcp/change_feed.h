@@ -1,8 +1,9 @@
 // File: change_feed.h
 //
 // Tells listeners about every ledger event committed to the store — this
-// process's writes at once, other processes' within a quarter second — so
-// MCP sessions can notify subscribers. One thread per feed, started with
+// process's writes at once, other servers' on a shared database as soon as
+// their ring is heard (ops/doorbell.h), else within Api::change_poll_millis()
+// — so MCP sessions and SSE streams can notify subscribers. One thread per feed, started with
 // the first listener and stopped with the feed. Listeners are called on that
 // thread, one event at a time, in seq order; they must not add or remove
 // listeners. After Remove returns, the listener is not running and will not

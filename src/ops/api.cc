@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "engine/core/agents.h"
 #include "engine/ledger/witness.h"
@@ -82,6 +83,14 @@ Result<Api::OpenStore> Api::Opened() {
     ASSIGN_OR_RETURN(std::unique_ptr<Store> opened, Store::Open(options_.store));
     store_ = options_.wrap_store ? options_.wrap_store(std::move(opened)) : std::move(opened);
     info_ = store_->info();
+    // Other servers on the same database ring when they commit; a bell that
+    // cannot open now is opened by the doorbell's thread later.
+    Result<std::unique_ptr<ChangeBell>> bell = store_->OpenChangeBell();
+    if (!bell.ok() || *bell != nullptr) {
+      doorbell_owner_ =
+          std::make_unique<Doorbell>(store_, std::move(bell), [this](int64_t) { Wake(); });
+      doorbell_.store(doorbell_owner_.get(), std::memory_order_release);
+    }
   }
   if (!writer_) {
     // A new connection (a new file descriptor: after a failed fsync the old
@@ -119,6 +128,25 @@ WriterStats Api::writer_stats() const {
   return writer_ ? writer_->stats() : WriterStats{};
 }
 
+namespace {
+
+// How many times a call that met a lost database connection runs again.
+constexpr int kLostConnectionRetries = 3;
+
+// A failure on a connection the server dropped, before anything committed:
+// the connection's own (store.h), or a writer's latch with that cause.
+bool RanNothingOnALostConnection(const Status& s) {
+  if (IsStoreDisconnected(s)) return true;
+  const Json& d = s.details();
+  if (!d.is_object() || d.value("reason", "") != kStoreFailedReason) return false;
+  const Json cause = d.value("cause", Json::object());
+  const Json cause_details = cause.is_object() ? cause.value("details", Json::object()) : Json();
+  return cause.value("code", "") == "Unavailable" && cause_details.is_object() &&
+         cause_details.value("reason", "") == kStoreDisconnectedReason;
+}
+
+}  // namespace
+
 Result<Json> Api::Call(std::string_view name, const Json& input, const Actor& actor) {
   return Call(name, input, actor, ProgressFn());
 }
@@ -143,8 +171,25 @@ Result<Json> Api::Call(std::string_view name, const Json& input, const Actor& ac
   } else if (!op->uses_store) {
     result = RunWithoutStore(*op, input, actor);
   } else {
-    ASSIGN_OR_RETURN(OpenStore open, Opened());
-    result = op->mutating ? RunWrite(open, *op, input, actor) : RunRead(open, *op, input, actor);
+    // A database server that dropped our connections (a restart, a
+    // failover) before anything committed: the call runs again on new ones,
+    // after 0.1, 0.4 and 1.6 s. A commit whose answer was lost is in doubt
+    // (Unknown), never this, and is never run twice.
+    for (int attempt = 0;; ++attempt) {
+      Result<OpenStore> open = Opened();
+      if (open.ok()) {
+        result = op->mutating ? RunWrite(*open, *op, input, actor)
+                              : RunRead(*open, *op, input, actor);
+      } else {
+        result = open.status();
+      }
+      if (attempt == kLostConnectionRetries || result.ok() ||
+          !RanNothingOnALostConnection(result.status())) {
+        break;
+      }
+      DropIdleReaders();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100 << (2 * attempt)));
+    }
   }
   if (!result.ok() || !options_.validate_output) return result;
   Status out = ValidateJson(op->output_schema, *result);
@@ -398,11 +443,27 @@ Result<Json> Api::RunProcedure(const Operation& op, const Json& input, const Act
 }
 
 void Api::NoteChange() {
+  Wake();
+  if (Doorbell* bell = doorbell_.load(std::memory_order_acquire)) bell->Committed();
+}
+
+void Api::Wake() {
   {
     MutexLock lock(&change_mu_);
     ++change_seq_;
   }
   change_cv_.SignalAll();
+}
+
+int64_t Api::change_poll_millis() const {
+  if (options_.change_poll_ms > 0) return options_.change_poll_ms;
+  const Doorbell* bell = doorbell_.load(std::memory_order_acquire);
+  return bell != nullptr && bell->listening() ? 1000 : 250;
+}
+
+DoorbellStats Api::doorbell_stats() const {
+  const Doorbell* bell = doorbell_.load(std::memory_order_acquire);
+  return bell != nullptr ? bell->stats() : DoorbellStats{};
 }
 
 int Api::waiters() const {
@@ -411,9 +472,10 @@ int Api::waiters() const {
 }
 
 bool Api::WaitForChange(uint64_t* seen, int64_t deadline_ms) {
-  // Other processes' writes are not seen here, so never sleep longer than
-  // the poll interval: the caller re-reads the store after each wake-up.
-  constexpr int64_t kPollMillis = 250;
+  // Other processes' writes may come unannounced (a SQLite file, a lost
+  // ring), so never sleep longer than the poll interval: the caller
+  // re-reads the store after each wake-up.
+  const int64_t poll = change_poll_millis();
   const int64_t now = NowMillis();
   if (now >= deadline_ms) {
     MutexLock lock(&change_mu_);
@@ -423,12 +485,18 @@ bool Api::WaitForChange(uint64_t* seen, int64_t deadline_ms) {
   MutexLock lock(&change_mu_);
   ++waiters_;
   const auto until = std::chrono::steady_clock::now() +
-                     std::chrono::milliseconds(std::min(kPollMillis, deadline_ms - now));
+                     std::chrono::milliseconds(std::min(poll, deadline_ms - now));
   while (change_seq_ == *seen && change_cv_.WaitUntil(&change_mu_, until)) {
   }
   --waiters_;
   *seen = change_seq_;
   return NowMillis() < deadline_ms;
+}
+
+void Api::DropIdleReaders() {
+  std::vector<std::unique_ptr<Connection>> dropped;
+  MutexLock lock(&pool_mu_);
+  dropped.swap(readers_);
 }
 
 Result<std::unique_ptr<Connection>> Api::AcquireReader(Store& store) {
@@ -444,6 +512,7 @@ Result<std::unique_ptr<Connection>> Api::AcquireReader(Store& store) {
 }
 
 void Api::ReleaseReader(std::unique_ptr<Connection> conn) {
+  if (conn->broken()) return;  // its server dropped it: never reused
   MutexLock lock(&pool_mu_);
   if (readers_.size() < kMaxIdleReaders) readers_.push_back(std::move(conn));
 }

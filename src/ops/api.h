@@ -15,6 +15,7 @@
 #ifndef BATON_SRC_OPS_API_H_
 #define BATON_SRC_OPS_API_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,6 +24,7 @@
 
 #include "engine/interchange/imports.h"
 #include "engine/ledger/writer.h"
+#include "ops/doorbell.h"
 #include "ops/registry.h"
 #include "util/mutex.h"
 
@@ -54,6 +56,10 @@ struct ApiOptions {
   // Wraps the store when it is opened (tests: tests/testing/fault_store.h makes
   // commits fail on purpose). Unset: the store as opened.
   std::function<std::unique_ptr<Store>(std::unique_ptr<Store>)> wrap_store;
+  // How long a waiter sleeps before reading the store again when nothing
+  // woke it. 0: a quarter second, or a second while the store's change bell
+  // listens (ops/doorbell.h). Tests set it high to show what wakes them.
+  int change_poll_ms = 0;
 
   static bool DefaultValidateOutput();
 };
@@ -83,10 +89,15 @@ class Api {
   void Shutdown();
 
   // Sleeps until a write may have committed — at once for writes made
-  // through this Api, at most a quarter second later for other processes'
-  // — or until "deadline_ms" (NowMillis time). "*seen" is the change count
-  // the caller last saw and is updated. False once the deadline has passed.
+  // through this Api or rung by another server on the same database, else
+  // at most change_poll_millis() later — or until "deadline_ms" (NowMillis
+  // time). "*seen" is the change count the caller last saw and is updated.
+  // False once the deadline has passed.
   bool WaitForChange(uint64_t* seen, int64_t deadline_ms);
+  // How long WaitForChange sleeps at most (ApiOptions::change_poll_ms).
+  int64_t change_poll_millis() const;
+  // The change bell's counts; all zero for a store without one.
+  DoorbellStats doorbell_stats() const;
   // How many threads are asleep in WaitForChange now: a test acts once a
   // waiter is waiting instead of sleeping and hoping.
   int waiters() const;
@@ -108,7 +119,11 @@ class Api {
   void WriteMirrors(Store& store, const std::vector<MirrorTarget>& mirrors);
   // false: the path no longer mirrors that run in that format.
   Result<bool> WriteMirror(Store& store, const MirrorTarget& mirror);
+  // After a commit through this Api: wakes its waiters and rings the other
+  // servers'.
   void NoteChange();
+  // Wakes this Api's waiters.
+  void Wake();
   // The ledger heads the bound mirrors carry (engine/ledger/witness.h).
   std::vector<Witness> MirrorWitnesses(Store& store);
   class Runner;
@@ -126,7 +141,11 @@ class Api {
   // at start-up. Does nothing when another call already did.
   void DropFailedWriter(const Writer* failed);
   Result<std::unique_ptr<Connection>> AcquireReader(Store& store);
+  // Puts "conn" back in the pool, unless it is broken() or the pool is full.
   void ReleaseReader(std::unique_ptr<Connection> conn);
+  // Closes every idle reader: after one was found dropped by its server,
+  // the others opened before are suspect too.
+  void DropIdleReaders();
 
   ApiOptions options_;
   PathScope paths_;  // set by Open, then read-only
@@ -149,6 +168,11 @@ class Api {
 
   Mutex pool_mu_;
   std::vector<std::unique_ptr<Connection>> readers_ GUARDED_BY(pool_mu_);
+
+  // Made with the store when its backend has a change bell; declared last,
+  // so its thread, which calls Wake, stops before the members Wake uses go.
+  std::unique_ptr<Doorbell> doorbell_owner_ GUARDED_BY(open_mu_);
+  std::atomic<Doorbell*> doorbell_{nullptr};  // doorbell_owner_, for any thread
 };
 
 // Registers every core operation (project.*, run.*, task.*, ledger.*,

@@ -83,11 +83,20 @@ using SqlParams = std::span<const SqlValue>;
 
 inline constexpr char kStoreBusyReason[] = "store_busy";
 inline constexpr char kStoreIoErrorReason[] = "io_error";
+// A database server that dropped the connection (a restart, a failover, a
+// network cut) before the transaction committed: nothing it did was kept,
+// and the connection is broken() for good.
+inline constexpr char kStoreDisconnectedReason[] = "store_disconnected";
 
 // Whether "s" is the Unavailable of a store that stayed busy (see above).
 inline bool IsStoreBusy(const Status& s) {
   return s.code() == StatusCode::kUnavailable && s.details().is_object() &&
          s.details().value("reason", "") == kStoreBusyReason;
+}
+// Whether "s" is the Unavailable of a lost database connection.
+inline bool IsStoreDisconnected(const Status& s) {
+  return s.code() == StatusCode::kUnavailable && s.details().is_object() &&
+         s.details().value("reason", "") == kStoreDisconnectedReason;
 }
 
 class Txn {
@@ -146,6 +155,9 @@ class Connection {
   // kWrite takes the write lock at once (SQLite BEGIN IMMEDIATE), retrying a
   // busy database until the store's busy deadline.
   virtual Result<std::unique_ptr<Txn>> Begin(TxnMode mode) = 0;
+  // True once the connection can never work again (its server dropped it):
+  // its owner drops it and connects anew. A file never breaks this way.
+  virtual bool broken() const { return false; }
   // The database file this connection opened, or "" for a store without one
   // (in memory). Files kept beside the store (the ledger witness) derive
   // their names from it.
@@ -179,6 +191,26 @@ struct StoreInfo {
   std::string detail;      // e.g. "journal_mode=wal synchronous=FULL"
 };
 
+// How the processes sharing a database server tell each other that they
+// committed, without reading the store to find out (PostgreSQL's LISTEN
+// and NOTIFY). One per process, on a connection of its own; used by one
+// thread, but Interrupt may be called from any.
+class ChangeBell {
+ public:
+  virtual ~ChangeBell() = default;
+  // Tells every other process listening on the database that the ledger
+  // moved; they hear its head as it is now. Called after a commit, never
+  // inside a write transaction.
+  virtual Status Ring() = 0;
+  // Waits up to "timeout_ms" for other processes' rings and gives the heads
+  // they carried (empty after the timeout or an Interrupt). Its own rings
+  // are never heard. Unavailable once the connection is lost: the owner
+  // opens a new bell.
+  virtual Result<std::vector<int64_t>> Listen(int timeout_ms) = 0;
+  // Ends a Listen in progress (or the next one) at once.
+  virtual void Interrupt() = 0;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -189,6 +221,12 @@ class Store {
 
   virtual Result<std::unique_ptr<Connection>> Connect() = 0;
   virtual StoreInfo info() const = 0;
+  // The bell of a store other processes write through another server, or
+  // null: processes sharing a SQLite file find each other's commits by
+  // reading it.
+  virtual Result<std::unique_ptr<ChangeBell>> OpenChangeBell() {
+    return std::unique_ptr<ChangeBell>();
+  }
 };
 
 }  // namespace baton

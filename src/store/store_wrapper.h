@@ -86,6 +86,9 @@ class StoreWrapper : public Store {
 
   Result<std::unique_ptr<Connection>> Connect() override { return target_->Connect(); }
   StoreInfo info() const override { return target_->info(); }
+  Result<std::unique_ptr<ChangeBell>> OpenChangeBell() override {
+    return target_->OpenChangeBell();
+  }
 
   Store* target() const { return target_.get(); }
 

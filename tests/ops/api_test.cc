@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "backend_test.h"
+#include "pg_test_db.h"
 #include "test_util.h"
 
 namespace baton {
@@ -278,6 +279,22 @@ TEST_P(ApiTest, WriterStatsMayBeReadWhileTheStoreOpens) {
 }
 
 BATON_INSTANTIATE_BACKENDS(ApiTest);
+
+// PostgreSQL only: a SQLite file is never disconnected.
+TEST(ApiOnPostgresTest, CallsRunOnNewConnectionsAfterTheServerDroppedThem) {
+  const std::string location = testing::NewPostgresStore();
+  std::unique_ptr<Api> api = testing::OpenApi(location, /*group_commit=*/true);
+  MustCall(*api, "run.create", {{"title", "before"}});
+  MustCall(*api, "run.list", Json::object());  // a reader is pooled
+  testing::DropEveryConnection(location);
+  // The writer's connection is gone: the call runs once more on a new one.
+  MustCall(*api, "run.create", {{"title", "after"}});
+  testing::DropEveryConnection(location);
+  // So are the pooled readers'.
+  EXPECT_EQ(MustCall(*api, "run.list", Json::object())["runs"].size(), 2u);
+  const Json verified = MustCall(*api, "ledger.verify", Json::object());
+  EXPECT_EQ(verified["events"], 2) << verified.dump();
+}
 
 }  // namespace
 }  // namespace baton

@@ -128,4 +128,16 @@ std::string NewPostgresStore() { return NewDatabase(/*migrated=*/true); }
 
 std::string NewEmptyPostgresDatabase() { return NewDatabase(/*migrated=*/false); }
 
+void DropEveryConnection(const std::string& location) {
+  PGconn* conn = PQconnectdb(location.c_str());
+  ASSERT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
+  PGresult* res = PQexec(conn,
+                         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                         "WHERE datname = current_database() AND pid <> pg_backend_pid()");
+  EXPECT_EQ(PQresultStatus(res), PGRES_TUPLES_OK) << PQresultErrorMessage(res);
+  EXPECT_GT(std::atoi(PQgetvalue(res, 0, 0)), 0) << "baton had no connection to drop";
+  PQclear(res);
+  PQfinish(conn);
+}
+
 }  // namespace baton::testing

@@ -21,6 +21,10 @@ namespace baton::testing {
 std::string NewPostgresStore();
 // A new database with nothing in it (no baton schema).
 std::string NewEmptyPostgresDatabase();
+// Ends every other session on "location"'s database, as a restart or a
+// failover of the server does to baton's connections; fails the test when
+// there was none to end.
+void DropEveryConnection(const std::string& location);
 
 }  // namespace baton::testing
 

@@ -291,6 +291,9 @@ void Writer::RunBatch(std::vector<Item*>& batch) {
     FailAll(results, refused);
   } else if (Result<std::unique_ptr<Txn>> txn = conn_->Begin(TxnMode::kWrite); !txn.ok()) {
     FailAll(results, txn.status());
+    // A server that dropped the connection: nothing ran, and nothing will
+    // on this one; the owner opens a writer on a new connection.
+    if (conn_->broken()) Latch(txn.status());
   } else if (RunItems(**txn, batch, results, refused, &accepted)) {
     const bool any_ok =
         std::any_of(results.begin(), results.end(), [](const Result<Json>& r) { return r.ok(); });

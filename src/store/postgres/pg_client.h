@@ -25,10 +25,6 @@ typedef struct pg_result PGresult;
 
 namespace baton {
 
-// details.reason of an Unavailable whose connection to the server broke:
-// the session is unusable, and what it was doing is unknown at commit.
-inline constexpr char kStoreDisconnectedReason[] = "store_disconnected";
-
 // "sql" with each "?" outside '...' strings, "..." identifiers, -- and /* */
 // comments replaced by $1, $2, ... Our statements use no E'...' strings with
 // \' escapes, no $$ quoting and no jsonb "?" operators: each would need

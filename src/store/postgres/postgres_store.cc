@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "store/migrations/migrations.h"
+#include "store/postgres/change_bell.h"
 #include "store/postgres/pg_client.h"
 
 namespace baton {
@@ -103,6 +104,7 @@ class PostgresConnection final : public Connection {
     }
     return std::unique_ptr<Txn>(new PostgresTxn(session_.get()));
   }
+  bool broken() const override { return !session_->healthy(); }
 
  private:
   std::unique_ptr<PgSession> session_;
@@ -119,6 +121,12 @@ class PostgresStore final : public Store {
   }
 
   StoreInfo info() const override { return info_; }
+
+  Result<std::unique_ptr<ChangeBell>> OpenChangeBell() override {
+    ASSIGN_OR_RETURN(std::unique_ptr<PgSession> session,
+                     PgSession::Connect(options_.location, shown_));
+    return OpenPostgresChangeBell(std::move(session));
+  }
 
   Status Init() {
     ASSIGN_OR_RETURN(std::unique_ptr<PgSession> session, OpenSession());
