@@ -12,6 +12,7 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "cli/cli.h"
@@ -42,8 +43,11 @@ Result<std::pair<std::string, int>> ParseListen(const std::string& listen) {
 
 // The server's own chores, as operations called by baton itself: push
 // pending mail into idle agents (every second) and mark silent agents lost
-// (every few seconds). A failed chore is reported and retried next round;
-// it never stops the server.
+// (every few seconds). They run in one server at a time, the one that holds
+// the store's lead (store/store.h Lead): several servers on one database
+// never deliver a message twice, and when the leader dies another takes
+// the lead within a round or two. A failed chore is reported and retried
+// next round; it never stops the server.
 class Housekeeper {
  public:
   Housekeeper(Api& api, const ServeOptions& options) : api_(api), options_(options) {
@@ -69,11 +73,31 @@ class Housekeeper {
         }
         if (stop_) return;
       }
+      if (!Leads()) continue;
       Chore("mail.deliver", Json::object());
       if (options_.agent_timeout_ms > 0 && round % kReconcileEvery == 0) {
         Chore("agent.reconcile", {{"lost_after_ms", options_.agent_timeout_ms}});
       }
     }
+  }
+
+  // Whether this server holds the lead now; says so when that changes (a
+  // lone server that leads from the start says nothing).
+  bool Leads() {
+    Result<bool> held = api_.HoldLead();
+    const bool leads = held.ok() && *held;
+    if (leading_ ? *leading_ != leads : !leads) {
+      if (leads) {
+        std::cerr << "baton serve: this server now runs the agent reconciler and mail delivery\n";
+      } else if (held.ok()) {
+        std::cerr << "baton serve: another server runs the agent reconciler and mail delivery\n";
+      } else {
+        std::cerr << "baton serve: the agent reconciler and mail delivery wait: "
+                  << held.status().ToString() << "\n";
+      }
+    }
+    leading_ = leads;
+    return leads;
   }
 
   void Chore(const char* op, const Json& input) {
@@ -89,6 +113,7 @@ class Housekeeper {
   Mutex mu_;
   CondVar cv_;
   bool stop_ GUARDED_BY(mu_) = false;
+  std::optional<bool> leading_;  // the Loop's thread only; unset until the first round
   std::thread thread_;
 };
 

@@ -461,6 +461,15 @@ int64_t Api::change_poll_millis() const {
   return bell != nullptr && bell->listening() ? 1000 : 250;
 }
 
+Result<bool> Api::HoldLead() {
+  ASSIGN_OR_RETURN(OpenStore open, Opened());
+  MutexLock lock(&lead_mu_);
+  if (lead_ == nullptr) {
+    ASSIGN_OR_RETURN(lead_, open.store->OpenLead());
+  }
+  return lead_->Hold();
+}
+
 DoorbellStats Api::doorbell_stats() const {
   const Doorbell* bell = doorbell_.load(std::memory_order_acquire);
   return bell != nullptr ? bell->stats() : DoorbellStats{};

@@ -98,6 +98,11 @@ class Api {
   int64_t change_poll_millis() const;
   // The change bell's counts; all zero for a store without one.
   DoorbellStats doorbell_stats() const;
+
+  // Whether this process leads the work that must run in one process at a
+  // time on this store (store.h Lead): taken when free, kept until the Api
+  // closes or its connection is lost. For `baton serve`'s chores.
+  Result<bool> HoldLead();
   // How many threads are asleep in WaitForChange now: a test acts once a
   // waiter is waiting instead of sleeping and hoping.
   int waiters() const;
@@ -168,6 +173,9 @@ class Api {
 
   Mutex pool_mu_;
   std::vector<std::unique_ptr<Connection>> readers_ GUARDED_BY(pool_mu_);
+
+  Mutex lead_mu_;
+  std::unique_ptr<Lead> lead_ GUARDED_BY(lead_mu_);  // opened by the first HoldLead
 
   // Made with the store when its backend has a change bell; declared last,
   // so its thread, which calls Wake, stops before the members Wake uses go.

@@ -60,6 +60,18 @@ Result<Durability> ParseDurability(std::string_view name) {
                               std::string(name) + "\")");
 }
 
+namespace {
+
+// The lead of a store no other process can open (in memory).
+class OwnLead final : public Lead {
+ public:
+  Result<bool> Hold() override { return true; }
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Lead>> Store::OpenLead() { return std::unique_ptr<Lead>(new OwnLead()); }
+
 Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   if (IsPostgresLocation(options.location)) return OpenPostgresStore(options);
   return OpenSqliteStore(options);

@@ -211,6 +211,21 @@ class ChangeBell {
   virtual void Interrupt() = 0;
 };
 
+// The right to run the work that must run in one process at a time (the
+// agent reconciler, mail delivery): held by one process per store, until
+// it lets go or dies, then taken by the next that asks. PostgreSQL: a
+// session advisory lock on a connection of its own (the server releases it
+// when that connection ends). SQLite: a lock on "<store>.lead" beside the
+// file (the kernel releases it when the process dies). In memory: always
+// held. Used by one thread.
+class Lead {
+ public:
+  virtual ~Lead() = default;  // lets go
+  // Whether this process holds the lead now: takes it when it is free,
+  // checks that it still holds it otherwise. Never waits for a holder.
+  virtual Result<bool> Hold() = 0;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -227,6 +242,8 @@ class Store {
   virtual Result<std::unique_ptr<ChangeBell>> OpenChangeBell() {
     return std::unique_ptr<ChangeBell>();
   }
+  // This process's claim on the lead (above), not yet taken.
+  virtual Result<std::unique_ptr<Lead>> OpenLead();
 };
 
 }  // namespace baton

@@ -89,6 +89,7 @@ class StoreWrapper : public Store {
   Result<std::unique_ptr<ChangeBell>> OpenChangeBell() override {
     return target_->OpenChangeBell();
   }
+  Result<std::unique_ptr<Lead>> OpenLead() override { return target_->OpenLead(); }
 
   Store* target() const { return target_.get(); }
 

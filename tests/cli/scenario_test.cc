@@ -209,6 +209,37 @@ TEST_F(ScenarioTest, SixtyFourClientsConnectingAtOnceAllSucceed) {
   EXPECT_EQ(failures, 0);
 }
 
+// ---- several servers on one store -------------------------------------------
+
+std::string FileText(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The chores that must run in one server at a time (the agent reconciler,
+// mail delivery) run in the server holding the store's lead; when it is
+// killed, another takes them over.
+TEST_F(ScenarioTest, TwoServersRunTheOnceOnlyChoresOneAtATime) {
+  const std::vector<std::string> flags = {"--agent-timeout-ms", "1000"};
+  auto first = std::make_unique<ServeProcess>(store_, flags, dir_.File("first.err"));
+  ServeProcess second(store_, flags, dir_.File("second.err"));
+  EXPECT_TRUE(testing::Eventually(
+      [&] { return FileText(dir_.File("second.err")).find("another server runs") != std::string::npos; },
+      30'000))
+      << FileText(dir_.File("second.err"));
+  EXPECT_EQ(first->Signal(SIGKILL), 128 + SIGKILL);
+  first.reset();
+  // An agent that falls silent after the first server died is marked lost
+  // by the second.
+  ASSERT_EQ(Baton({"--agent", "coder", "--role", "agent", "agent", "register"}).exit_code, 0);
+  EXPECT_TRUE(testing::Eventually(
+      [&] { return BatonJson({"agent", "show", "coder"})["status"] == "lost"; }, 60'000));
+  EXPECT_NE(FileText(dir_.File("second.err")).find("this server now runs the agent reconciler"),
+            std::string::npos)
+      << FileText(dir_.File("second.err"));
+  EXPECT_EQ(FileText(dir_.File("first.err")).find("another server runs"), std::string::npos);
+}
+
 // ---- bad input: clear message, its exit code, nothing changed ---------------
 
 TEST_F(ScenarioTest, BadInputGetsItsExitCodeAndChangesNothing) {

@@ -252,6 +252,33 @@ TEST(PostgresStoreTest, AWriterThatWaitedSeesWhatItsPredecessorCommitted) {
   EXPECT_EQ(seen, 1);
 }
 
+// Whether "lead" is held now; a failure to tell fails the test.
+bool Holds(Lead& lead) {
+  Result<bool> held = lead.Hold();
+  EXPECT_TRUE(held.ok()) << held.status().ToString();
+  return held.ok() && *held;
+}
+
+TEST(PostgresStoreTest, TheLeadIsOneServersAndPassesWhenItsConnectionEnds) {
+  const std::string location = NewPostgresStore();
+  std::unique_ptr<Store> first = MustOpen(location);
+  std::unique_ptr<Store> second = MustOpen(location);
+  std::unique_ptr<Lead> a = std::move(first->OpenLead()).value();
+  std::unique_ptr<Lead> b = std::move(second->OpenLead()).value();
+  EXPECT_TRUE(Holds(*a));
+  EXPECT_FALSE(Holds(*b));
+  EXPECT_TRUE(Holds(*a));
+  // A restart or failover ends both sessions: the first to ask again takes
+  // the lead (once the server has let the old session's lock go), and the
+  // other does not.
+  testing::DropEveryConnection(location);
+  EXPECT_TRUE(testing::Eventually([&] { return Holds(*b); }, 30'000));
+  EXPECT_FALSE(Holds(*a));
+  // A holder that closes lets go.
+  b.reset();
+  EXPECT_TRUE(testing::Eventually([&] { return Holds(*a); }, 30'000));
+}
+
 TEST(PostgresStoreTest, AFailedStatementFailsTheRestUntilItsSavepointIsRolledBack) {
   std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
   Session session = Begin(*store, TxnMode::kWrite);

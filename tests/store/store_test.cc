@@ -3,6 +3,7 @@
 #include "store/store.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -227,6 +228,63 @@ TEST(StoreTest, ProcessesOpeningANewStoreAtOnceAllSucceed) {
   auto store = MustOpen(path);
   EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM schema_migrations"),
             static_cast<int64_t>(AllMigrations().size()));
+}
+
+// Whether "lead" is held now; a failure to tell fails the test.
+bool Holds(Lead& lead) {
+  Result<bool> held = lead.Hold();
+  EXPECT_TRUE(held.ok()) << held.status().ToString();
+  return held.ok() && *held;
+}
+
+std::unique_ptr<Lead> MustOpenLead(Store& store) {
+  Result<std::unique_ptr<Lead>> lead = store.OpenLead();
+  EXPECT_TRUE(lead.ok()) << lead.status().ToString();
+  if (!lead.ok()) std::abort();
+  return std::move(lead).value();
+}
+
+TEST(StoreTest, TheLeadIsOneHoldersAndFreedWhenItsProcessDies) {
+  TempDir dir;
+  const std::string path = dir.File("baton.db");
+  std::unique_ptr<Store> first = MustOpen(path);
+  std::unique_ptr<Store> second = MustOpen(path);
+  std::unique_ptr<Lead> a = MustOpenLead(*first);
+  std::unique_ptr<Lead> b = MustOpenLead(*second);
+  EXPECT_TRUE(Holds(*a));
+  EXPECT_FALSE(Holds(*b));
+  EXPECT_TRUE(Holds(*a));
+  a.reset();  // lets go
+  EXPECT_TRUE(Holds(*b));
+  b.reset();
+
+  // A process killed while it holds the lead leaves it free.
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    Result<std::unique_ptr<Store>> s = Store::Open({path, Durability::kFull});
+    Result<std::unique_ptr<Lead>> lead = s.ok() ? (*s)->OpenLead() : s.status();
+    Result<bool> holds = lead.ok() ? (*lead)->Hold() : lead.status();
+    const char held = holds.ok() && *holds ? 'y' : 'n';
+    (void)!write(ready[1], &held, 1);
+    pause();
+    _exit(0);
+  }
+  char held = 0;
+  ASSERT_EQ(read(ready[0], &held, 1), 1);
+  EXPECT_EQ(held, 'y');
+  std::unique_ptr<Lead> c = MustOpenLead(*first);
+  EXPECT_FALSE(Holds(*c));
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  EXPECT_TRUE(Holds(*c));
+  close(ready[0]);
+  close(ready[1]);
+
+  // A store in memory is this process's alone.
+  std::unique_ptr<Store> memory = MustOpen(":memory:");
+  EXPECT_TRUE(Holds(*MustOpenLead(*memory)));
 }
 
 TEST(StoreTest, NonDatabaseFileIsRefusedAndLeftAlone) {

@@ -13,6 +13,46 @@ namespace {
 
 // The key of the advisory lock every write transaction takes ("baton").
 constexpr char kWriteLock[] = "SELECT pg_advisory_xact_lock(422827159406)";
+// The session lock that is the lead (store.h Lead), the key after it.
+constexpr char kTryLead[] = "SELECT pg_try_advisory_lock(422827159407)";
+
+// The lead of a PostgreSQL store: a session advisory lock on a connection
+// of its own, which the server releases when that connection ends — at
+// once when the process dies, within about half a minute (the keepalives
+// below) when its machine or network does.
+class PostgresLead final : public Lead {
+ public:
+  PostgresLead(std::string location, std::string shown)
+      : location_(std::move(location)), shown_(std::move(shown)) {}
+
+  Result<bool> Hold() override {
+    if (session_ != nullptr) {
+      // A round trip tells whether the session, and the lock with it, lives.
+      Result<std::vector<Row>> rows = session_->Run(held_ ? "SELECT 1" : kTryLead, {}, nullptr);
+      if (rows.ok()) {
+        if (!held_) held_ = rows->at(0).Int(0) == 1;
+        return held_;
+      }
+      if (!IsStoreDisconnected(rows.status())) return rows.status();
+      session_.reset();
+      held_ = false;
+    }
+    ASSIGN_OR_RETURN(session_, PgSession::Connect(location_, shown_));
+    RETURN_IF_ERROR(session_
+                        ->Simple("SET tcp_keepalives_idle TO 10; SET tcp_keepalives_interval TO 5; "
+                                 "SET tcp_keepalives_count TO 3")
+                        .status());
+    ASSIGN_OR_RETURN(std::vector<Row> rows, session_->Run(kTryLead, {}, nullptr));
+    held_ = rows.at(0).Int(0) == 1;
+    return held_;
+  }
+
+ private:
+  const std::string location_;
+  const std::string shown_;
+  std::unique_ptr<PgSession> session_;
+  bool held_ = false;
+};
 
 class PostgresConnection;
 
@@ -126,6 +166,10 @@ class PostgresStore final : public Store {
     ASSIGN_OR_RETURN(std::unique_ptr<PgSession> session,
                      PgSession::Connect(options_.location, shown_));
     return OpenPostgresChangeBell(std::move(session));
+  }
+
+  Result<std::unique_ptr<Lead>> OpenLead() override {
+    return std::unique_ptr<Lead>(new PostgresLead(options_.location, shown_));
   }
 
   Status Init() {

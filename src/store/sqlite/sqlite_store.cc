@@ -4,10 +4,14 @@
 
 #include <sqlite3.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <filesystem>
 #include <random>
@@ -334,6 +338,35 @@ std::string SynchronousPragma(Durability d) {
   return "PRAGMA synchronous=" + level;
 }
 
+// The lead of a SQLite file (store.h): an flock on "<store>.lead", which
+// the kernel releases when the descriptor closes or the process dies.
+class FileLead final : public Lead {
+ public:
+  explicit FileLead(std::string path) : path_(std::move(path)) {}
+  ~FileLead() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  Result<bool> Hold() override {
+    if (held_) return true;  // held while the descriptor is open
+    if (fd_ < 0) {
+      fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+      if (fd_ < 0) return UnavailableError(path_ + ": " + std::strerror(errno));
+    }
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) {
+      held_ = true;
+    } else if (errno != EWOULDBLOCK) {
+      return UnavailableError(path_ + ": " + std::strerror(errno));
+    }
+    return held_;
+  }
+
+ private:
+  const std::string path_;
+  int fd_ = -1;
+  bool held_ = false;
+};
+
 class SqliteStore final : public Store {
  public:
   explicit SqliteStore(StoreOptions options) : options_(std::move(options)) {}
@@ -359,6 +392,11 @@ class SqliteStore final : public Store {
   }
 
   StoreInfo info() const override { return info_; }
+
+  Result<std::unique_ptr<Lead>> OpenLead() override {
+    if (keepalive_ != nullptr) return Store::OpenLead();  // in memory: this process's alone
+    return std::unique_ptr<Lead>(new FileLead(options_.location + ".lead"));
+  }
 
   Status Init() {
     ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Connect());
