@@ -6,6 +6,8 @@
 #include "engine/ledger/witness.h"
 #include "ops/api.h"
 #include "ops/schemas.h"
+#include "store/copy_store.h"
+#include "util/store_location.h"
 
 namespace baton {
 namespace {
@@ -17,6 +19,49 @@ Json SummaryOrWholeEvent() {
   Json e = s::EventOut();
   e["required"] = {"seq", "time", "run_id", "actor", "kind", "summary"};
   return e;
+}
+
+// store.migrate: a whole SQLite store into an empty PostgreSQL database, in
+// one transaction that commits only when every table's count matches and
+// the copied chain walks to the source's head.
+Result<Json> StoreMigrate(OpContext& ctx, const Json& in) {
+  const std::string to = in.at("to").get<std::string>();
+  if (!IsPostgresLocation(to)) {
+    return InvalidArgumentError(
+        "to: a PostgreSQL URL (postgresql://...) or connection string (\"host=... dbname=...\") "
+        "is needed; a SQLite store is copied with the file itself");
+  }
+  ASSIGN_OR_RETURN(const std::string from, ctx.ScopedPath("from", in.at("from").get<std::string>()));
+  StoreOptions source_options{.location = from, .create_if_missing = false};
+  Result<std::unique_ptr<Store>> source = Store::Open(source_options);
+  if (!source.ok()) return source.status().WithPrefix("from");
+  Result<std::unique_ptr<Store>> target = Store::Open({.location = to});
+  if (!target.ok()) return target.status().WithPrefix("to");
+  VerifyReport walked;
+  ASSIGN_OR_RETURN(
+      CopyReport copied,
+      CopyStore(**source, **target, [&walked](Txn& source_txn, Txn& target_txn) -> Status {
+        ASSIGN_OR_RETURN(VerifyReport before, VerifyLedger(source_txn));
+        if (!before.ok) {
+          return FailedPreconditionError("from: the ledger breaks at seq " +
+                                         std::to_string(before.first_broken_seq) + " (" +
+                                         before.reason + "); `baton verify` says more");
+        }
+        ASSIGN_OR_RETURN(walked, VerifyLedger(target_txn));
+        if (!walked.ok || walked.events != before.events || walked.head_hash != before.head_hash) {
+          return DataLossError("the copied ledger does not walk to the source's head (seq " +
+                               std::to_string(walked.first_broken_seq) + ": " + walked.reason +
+                               "); nothing was kept");
+        }
+        return Status();
+      }));
+  Json tables = Json::array();
+  for (const CopiedTable& t : copied.tables) tables.push_back({{"name", t.name}, {"rows", t.rows}});
+  return Json{{"from", from},
+              {"to", RedactedLocation(to)},
+              {"tables", tables},
+              {"rows", copied.rows},
+              {"ledger", {{"ok", true}, {"events", walked.events}, {"head_hash", walked.head_hash}}}};
 }
 
 Result<Json> LedgerEvents(OpContext& ctx, const Json& in) {
@@ -230,6 +275,29 @@ Status RegisterSystemOps(Registry& r) {
       .mutating = true,
       .destructive = true,
       .handler = StoreAcceptLoss,
+  }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "store.migrate",
+      .summary = "Copy a whole SQLite store into an empty PostgreSQL database, in one "
+                 "transaction, then check every table's count and the copied ledger's chain",
+      .input_schema = s::Input(
+          {{"from", s::Path("the SQLite store file to copy (stop the servers on it first)")},
+           {"to", {{"type", "string"},
+                   {"minLength", 1},
+                   {"description", "the PostgreSQL database: a URL or a libpq connection string"}}}},
+          {"from", "to"}),
+      .output_schema = {{"type", "object"},
+                        {"properties", {{"from", {{"type", "string"}}},
+                                        {"to", {{"type", "string"}}},
+                                        {"tables", {{"type", "array"}}},
+                                        {"rows", {{"type", "integer"}}},
+                                        {"ledger", {{"type", "object"}}}}},
+                        {"required", {"from", "to", "tables", "rows", "ledger"}}},
+      // Over HTTP only the human's own credential carries the human role.
+      .roles = {"human"},
+      .mutating = true,
+      .handler = StoreMigrate,
+      .uses_store = false,
   }));
   RETURN_IF_ERROR(r.Add({
       .name = "machine.list",
