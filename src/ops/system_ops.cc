@@ -1,5 +1,7 @@
 // Operations about baton itself: the ledger, machines, operations and store.
 
+#include <filesystem>
+
 #include "engine/ledger/ledger.h"
 #include "engine/ledger/ledger_replay.h"
 #include "engine/inbox/overview.h"
@@ -31,7 +33,18 @@ Result<Json> StoreMigrate(OpContext& ctx, const Json& in) {
         "to: a PostgreSQL URL (postgresql://...) or connection string (\"host=... dbname=...\") "
         "is needed; a SQLite store is copied with the file itself");
   }
-  ASSIGN_OR_RETURN(const std::string from, ctx.ScopedPath("from", in.at("from").get<std::string>()));
+  // The store this baton was started on may be named (read, never
+  // written); any other file goes through the path rules.
+  const std::string given = in.at("from").get<std::string>();
+  std::error_code ec;
+  const std::string canonical = std::filesystem::weakly_canonical(given, ec).string();
+  std::string from;
+  if (!ec && ctx.paths != nullptr && !ctx.paths->store_file.empty() &&
+      canonical == ctx.paths->store_file) {
+    from = canonical;
+  } else {
+    ASSIGN_OR_RETURN(from, ctx.ScopedPath("from", given));
+  }
   StoreOptions source_options{.location = from, .create_if_missing = false};
   Result<std::unique_ptr<Store>> source = Store::Open(source_options);
   if (!source.ok()) return source.status().WithPrefix("from");

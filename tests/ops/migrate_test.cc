@@ -39,7 +39,8 @@ std::vector<std::pair<std::string, std::string>> FillStore(Api& api, const std::
       {"sgai", kSeeds + "sgai/golden_state.json"},
       {"stigmergy", kSeeds + "stigmergy/state-tmpl.v3.0.json"},
       {"sinfonia", kSeeds + "sinfonia/handoffs/s-20260305-003/workflow.md"},
-      {"genie-wish", kSeeds + "genie/wishes/clean-multi-group/input.md"},
+      {"genie-wish", kData + "genie/wish-state.json"},
+      {"genie-board", kData + "genie/roadmap-v2-excerpt.json"},
       {"graph", kData + "graph/numbers-and-keys.input.json"},
   };
   std::vector<std::pair<std::string, std::string>> runs;
@@ -51,14 +52,16 @@ std::vector<std::pair<std::string, std::string>> FillStore(Api& api, const std::
   const std::string run = runs.front().first;
   MustCall(api, "agent.register", {{"id", "coder"}}, testing::Agent("coder"));
   const std::string task =
-      MustCall(api, "task.create", {{"run", run}, {"title", "write it"}}, Coordinator())["id"];
+      MustCall(api, "task.create", {{"title", "write it"}}, Coordinator())["id"];
   MustCall(api, "task.claim", {{"task", task}}, testing::Agent("coder"));
   MustCall(api, "mail.send", {{"to", "coder"}, {"body", "look at the parser"}}, Coordinator());
   MustCall(api, "chat.post", {{"channel", "general"}, {"body", "hello"}}, Coordinator());
   const Json questions = Json::array(
       {{{"question", "Ship it?"}, {"choices", {"yes", "no"}}, {"multiSelect", false}}});
   MustCall(api, "question.ask", {{"run", run}, {"questions", questions}}, Coordinator());
-  MustCall(api, "board.create", {{"name", "sprint"}}, Coordinator());
+  MustCall(api, "board.create",
+           {{"name", "sprint"}, {"columns", {{{"name", "hold"}, {"gate", "human"}}, {{"name", "done"}}}}},
+           Coordinator());
   MustCall(api, "mirror.bind",
            {{"run", run}, {"format", "sgai"}, {"path", dir + "/state.json"}}, Granted(Human()));
   return runs;
