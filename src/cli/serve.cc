@@ -208,6 +208,8 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
   if (!api.ok()) return ReportError(api.status(), g.output);
   Status opened = (*api)->EnsureStore();
   if (!opened.ok()) return ReportError(opened, g.output);
+  // On a shared database: hear the other servers' commits from the start.
+  (void)(*api)->HearOtherServers();
 
   HttpOptions http;
   http.host = addr->first;

@@ -83,14 +83,6 @@ Result<Api::OpenStore> Api::Opened() {
     ASSIGN_OR_RETURN(std::unique_ptr<Store> opened, Store::Open(options_.store));
     store_ = options_.wrap_store ? options_.wrap_store(std::move(opened)) : std::move(opened);
     info_ = store_->info();
-    // Other servers on the same database ring when they commit; a bell that
-    // cannot open now is opened by the doorbell's thread later.
-    Result<std::unique_ptr<ChangeBell>> bell = store_->OpenChangeBell();
-    if (!bell.ok() || *bell != nullptr) {
-      doorbell_owner_ =
-          std::make_unique<Doorbell>(store_, std::move(bell), [this](int64_t) { Wake(); });
-      doorbell_.store(doorbell_owner_.get(), std::memory_order_release);
-    }
   }
   if (!writer_) {
     // A new connection (a new file descriptor: after a failed fsync the old
@@ -174,12 +166,15 @@ Result<Json> Api::Call(std::string_view name, const Json& input, const Actor& ac
     // A database server that dropped our connections (a restart, a
     // failover) before anything committed: the call runs again on new ones,
     // after 0.1, 0.4 and 1.6 s. A commit whose answer was lost is in doubt
-    // (Unknown), never this, and is never run twice.
+    // (Unknown), never this, and is never run twice. A store that never
+    // opened (a wrong password, a mistyped host) is said at once.
     for (int attempt = 0;; ++attempt) {
       Result<OpenStore> open = Opened();
       if (open.ok()) {
         result = op->mutating ? RunWrite(*open, *op, input, actor)
                               : RunRead(*open, *op, input, actor);
+      } else if (attempt == 0) {
+        return open.status();
       } else {
         result = open.status();
       }
@@ -444,7 +439,24 @@ Result<Json> Api::RunProcedure(const Operation& op, const Json& input, const Act
 
 void Api::NoteChange() {
   Wake();
-  if (Doorbell* bell = doorbell_.load(std::memory_order_acquire)) bell->Committed();
+  if (Doorbell* bell = Bell()) bell->Committed();
+}
+
+Doorbell* Api::Bell() {
+  if (Doorbell* bell = doorbell_.load(std::memory_order_acquire)) return bell;
+  if (no_bell_.load(std::memory_order_acquire)) return nullptr;
+  MutexLock lock(&open_mu_);
+  if (doorbell_owner_ == nullptr) {
+    if (store_ == nullptr) return nullptr;  // not opened yet: asked again later
+    if (!store_->has_change_bell()) {
+      no_bell_.store(true, std::memory_order_release);
+      return nullptr;
+    }
+    // Other servers on the same database ring when they commit.
+    doorbell_owner_ = std::make_unique<Doorbell>(store_, [this](int64_t) { Wake(); });
+    doorbell_.store(doorbell_owner_.get(), std::memory_order_release);
+  }
+  return doorbell_owner_.get();
 }
 
 void Api::Wake() {
@@ -455,9 +467,9 @@ void Api::Wake() {
   change_cv_.SignalAll();
 }
 
-int64_t Api::change_poll_millis() const {
+int64_t Api::change_poll_millis() {
   if (options_.change_poll_ms > 0) return options_.change_poll_ms;
-  const Doorbell* bell = doorbell_.load(std::memory_order_acquire);
+  const Doorbell* bell = Bell();
   return bell != nullptr && bell->listening() ? 1000 : 250;
 }
 
@@ -468,6 +480,12 @@ Result<bool> Api::HoldLead() {
     ASSIGN_OR_RETURN(lead_, open.store->OpenLead());
   }
   return lead_->Hold();
+}
+
+Status Api::HearOtherServers() {
+  RETURN_IF_ERROR(Opened().status());
+  (void)Bell();
+  return Status();
 }
 
 DoorbellStats Api::doorbell_stats() const {

@@ -95,9 +95,12 @@ class Api {
   // False once the deadline has passed.
   bool WaitForChange(uint64_t* seen, int64_t deadline_ms);
   // How long WaitForChange sleeps at most (ApiOptions::change_poll_ms).
-  int64_t change_poll_millis() const;
+  int64_t change_poll_millis();
   // The change bell's counts; all zero for a store without one.
   DoorbellStats doorbell_stats() const;
+  // Starts listening for other servers' commits now (`baton serve` does at
+  // start), rather than with the first commit or wait; opens the store.
+  Status HearOtherServers();
 
   // Whether this process leads the work that must run in one process at a
   // time on this store (store.h Lead): taken when free, kept until the Api
@@ -129,6 +132,9 @@ class Api {
   void NoteChange();
   // Wakes this Api's waiters.
   void Wake();
+  // The doorbell, made with the first commit or wait once the store is open
+  // and has a change bell; null otherwise.
+  Doorbell* Bell();
   // The ledger heads the bound mirrors carry (engine/ledger/witness.h).
   std::vector<Witness> MirrorWitnesses(Store& store);
   class Runner;
@@ -181,6 +187,7 @@ class Api {
   // so its thread, which calls Wake, stops before the members Wake uses go.
   std::unique_ptr<Doorbell> doorbell_owner_ GUARDED_BY(open_mu_);
   std::atomic<Doorbell*> doorbell_{nullptr};  // doorbell_owner_, for any thread
+  std::atomic<bool> no_bell_{false};          // the store has none
 };
 
 // Registers every core operation (project.*, run.*, task.*, ledger.*,

@@ -22,15 +22,8 @@ int64_t SteadyMillis() {
 
 }  // namespace
 
-Doorbell::Doorbell(std::shared_ptr<Store> store, Result<std::unique_ptr<ChangeBell>> bell,
-                   std::function<void(int64_t)> heard)
+Doorbell::Doorbell(std::shared_ptr<Store> store, std::function<void(int64_t)> heard)
     : store_(std::move(store)), heard_(std::move(heard)) {
-  if (bell.ok()) {
-    MutexLock lock(&mu_);
-    bell_ = std::move(*bell);
-    stats_.connects = 1;
-    listening_.store(true, std::memory_order_release);
-  }
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -67,6 +60,7 @@ bool Doorbell::SleepUnlessStopped(int ms) {
 void Doorbell::Loop() {
   int64_t last_ring = 0;
   bool warned = false;
+  bool first = true;  // the first bell is opened at once
   for (;;) {
     std::shared_ptr<ChangeBell> bell;
     bool stopping = false;
@@ -85,14 +79,28 @@ void Doorbell::Loop() {
       }
     }
     if (stopping) {
-      // The last commits are told of before the process goes.
+      // The last commits are told of before the process goes, on a bell
+      // opened for it if need be (a command that commits and exits at once).
+      if (ring && !bell) {
+        Result<std::unique_ptr<ChangeBell>> opened = store_->OpenChangeBell();
+        if (opened.ok() && *opened != nullptr) bell = std::move(*opened);
+      }
       if (bell && ring) (void)bell->Ring();
       return;
     }
     if (!bell) {
-      if (!SleepUnlessStopped(kReconnectMillis)) continue;
+      if (!first && !SleepUnlessStopped(kReconnectMillis)) continue;
+      first = false;
       Result<std::unique_ptr<ChangeBell>> opened = store_->OpenChangeBell();
-      if (!opened.ok() || *opened == nullptr) continue;
+      if (!opened.ok() || *opened == nullptr) {
+        if (!warned) {
+          warned = true;
+          std::cerr << "baton: other servers' commits are read every quarter second until the "
+                       "change bell connects: "
+                    << (opened.ok() ? "no bell" : opened.status().message()) << "\n";
+        }
+        continue;
+      }
       {
         MutexLock lock(&mu_);
         bell_ = std::move(*opened);

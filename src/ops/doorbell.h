@@ -7,10 +7,11 @@
 // this process's waiters (Api::WaitForChange: SSE streams, MCP
 // subscriptions, question and mailbox waits, idle-push delivery).
 //
-// One thread and one connection per Api. A lost connection is opened again
-// a second later; while it is down, waiters fall back to reading the store
-// every quarter second, and when it is back they are woken once, since
-// rings sent meanwhile were lost.
+// One thread and one connection per Api, made with the first commit or wait
+// (a command that only reads opens none). The thread opens the bell; a lost
+// one is opened again a second later. While it is down, waiters fall back
+// to reading the store every quarter second, and when it is back they are
+// woken once, since rings sent meanwhile were lost.
 
 #ifndef BATON_SRC_OPS_DOORBELL_H_
 #define BATON_SRC_OPS_DOORBELL_H_
@@ -36,12 +37,12 @@ struct DoorbellStats {
 class Doorbell {
  public:
   // Heard is called on the doorbell's thread with the ledger head another
-  // process rang with, or 0 after a reconnection ("anything may have
-  // changed"). "bell" is the store's first bell, or the error opening it
-  // gave (the thread then opens one itself).
-  Doorbell(std::shared_ptr<Store> store, Result<std::unique_ptr<ChangeBell>> bell,
-           std::function<void(int64_t seq)> heard);
-  ~Doorbell();  // stops the thread; a ring still pending is sent first
+  // process rang with, or 0 once the bell (re)connects ("anything may have
+  // changed"). REQUIRES: "store" has a change bell.
+  Doorbell(std::shared_ptr<Store> store, std::function<void(int64_t seq)> heard);
+  // Stops the thread; a ring still pending is sent first (on a bell opened
+  // for it, if none was yet).
+  ~Doorbell();
 
   Doorbell(const Doorbell&) = delete;
   Doorbell& operator=(const Doorbell&) = delete;

@@ -69,10 +69,16 @@ void Notifier::Loop() {
   for (;;) {
     api_.WaitForChange(&seen_changes, NowMillis() + 1000);
     if (!Sleep(kQuietMillis)) return;
+    // Several servers on one store: only the lead's announces (store.h
+    // Lead); the others note what is new without a word, so that one
+    // taking the lead later does not announce it again.
+    const Result<bool> leads = api_.HoldLead();
+    const bool announce = leads.ok() && *leads;
     Result<Json> inbox = api_.Call("inbox.list", Json::object(), SystemActor());
     if (!inbox.ok()) continue;
     for (const Json& listed : (*inbox)["items"]) {
       if (!seen_.insert(listed.at("id").get<std::string>()).second) continue;
+      if (!announce) continue;
       Announce(InboxItemFromJson(listed));
       MutexLock lock(&mu_);
       if (stop_) return;

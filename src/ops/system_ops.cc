@@ -45,7 +45,7 @@ Result<Json> StoreMigrate(OpContext& ctx, const Json& in) {
   } else {
     ASSIGN_OR_RETURN(from, ctx.ScopedPath("from", given));
   }
-  StoreOptions source_options{.location = from, .create_if_missing = false};
+  StoreOptions source_options{.location = from, .create_if_missing = false, .read_only = true};
   Result<std::unique_ptr<Store>> source = Store::Open(source_options);
   if (!source.ok()) return source.status().WithPrefix("from");
   Result<std::unique_ptr<Store>> target = Store::Open({.location = to});

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <set>
 
 namespace baton {
 namespace {
@@ -44,14 +46,105 @@ std::string InsertSql(const std::string& table, const std::vector<std::string>& 
   return sql;
 }
 
+// A table to copy, and its columns that refer to its own rows (a task's
+// parent): copied empty, then set once every row is there, since a child
+// may come before its parent in rowid order.
+struct TablePlan {
+  std::string name;
+  std::vector<std::string> self_refs;
+};
+
+// The tables in an order where each comes after the tables it refers to
+// (PostgreSQL checks a reference at each INSERT), else in the order the
+// migrations made them: a column added later may refer to a later table.
+Result<std::vector<TablePlan>> PlanTables(Txn& source) {
+  ASSIGN_OR_RETURN(std::vector<Row> made,
+                   source.Query("SELECT name FROM sqlite_schema WHERE type = 'table' AND "
+                                "name NOT LIKE 'sqlite%' AND name <> 'schema_migrations' "
+                                "ORDER BY rowid",
+                                {}));
+  std::vector<TablePlan> pending;
+  std::map<std::string, std::set<std::string>> refers_to;
+  for (const Row& m : made) {
+    TablePlan plan{m.Str(0), {}};
+    ASSIGN_OR_RETURN(std::vector<Row> keys,
+                     source.Query("SELECT \"table\", \"from\" FROM pragma_foreign_key_list(?)",
+                                  {plan.name}));
+    for (const Row& k : keys) {
+      if (k.Str(0) == plan.name) {
+        plan.self_refs.push_back(k.Str(1));
+      } else {
+        refers_to[plan.name].insert(k.Str(0));
+      }
+    }
+    pending.push_back(std::move(plan));
+  }
+  std::vector<TablePlan> ordered;
+  std::set<std::string> placed;
+  while (!pending.empty()) {
+    auto ready = std::find_if(pending.begin(), pending.end(), [&](const TablePlan& p) {
+      return std::all_of(refers_to[p.name].begin(), refers_to[p.name].end(),
+                         [&](const std::string& t) { return placed.count(t) > 0; });
+    });
+    if (ready == pending.end()) {
+      return FailedPreconditionError("from: table " + pending.front().name +
+                                     " refers to a table that is missing or refers back to it");
+    }
+    placed.insert(ready->name);
+    ordered.push_back(std::move(*ready));
+    pending.erase(ready);
+  }
+  return ordered;
+}
+
+// Sets the columns of "plan" held back by CopyTable, row by row (by primary
+// key), now that every row they may refer to is there.
+Status SetSelfReferences(Txn& source, Txn& target, const TablePlan& plan,
+                         const std::vector<std::string>& keys) {
+  if (plan.self_refs.empty()) return Status();
+  if (keys.empty()) {
+    return FailedPreconditionError("from: table " + plan.name +
+                                   " refers to itself but has no primary key");
+  }
+  std::string select = "SELECT ";
+  std::string set;
+  std::string where;
+  std::string any;
+  for (size_t i = 0; i < plan.self_refs.size(); ++i) {
+    select += (i > 0 ? ", " : "") + Quoted(plan.self_refs[i]);
+    set += (i > 0 ? ", " : "") + Quoted(plan.self_refs[i]) + " = ?";
+    any += (i > 0 ? " OR " : "") + Quoted(plan.self_refs[i]) + " IS NOT NULL";
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    select += ", " + Quoted(keys[i]);
+    where += (i > 0 ? " AND " : "") + Quoted(keys[i]) + " = ?";
+  }
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   source.Query(select + " FROM " + Quoted(plan.name) + " WHERE " + any, {}));
+  const std::string update = "UPDATE " + Quoted(plan.name) + " SET " + set + " WHERE " + where;
+  for (const Row& row : rows) {
+    std::vector<SqlValue> params;
+    for (size_t i = 0; i < row.size(); ++i) params.push_back(row.at(i));
+    Result<int64_t> done = target.Exec(update, params);
+    if (!done.ok()) return done.status().WithPrefix("copying table " + plan.name);
+  }
+  return Status();
+}
+
 // Copies one table; the number of rows copied.
-Result<int64_t> CopyTable(Txn& source, Txn& target, const std::string& table) {
+Result<int64_t> CopyTable(Txn& source, Txn& target, const TablePlan& plan) {
+  const std::string& table = plan.name;
   ASSIGN_OR_RETURN(std::vector<Row> info,
-                   source.Query("SELECT name FROM pragma_table_info(?) ORDER BY cid", {table}));
+                   source.Query("SELECT name, pk FROM pragma_table_info(?) ORDER BY cid", {table}));
   std::vector<std::string> columns;
+  std::vector<bool> held_back;  // a self reference, set after every row is in
+  std::vector<std::string> keys;
   std::string list;
   for (const Row& r : info) {
     columns.push_back(r.Str(0));
+    held_back.push_back(std::find(plan.self_refs.begin(), plan.self_refs.end(), r.Str(0)) !=
+                        plan.self_refs.end());
+    if (r.Int(1) > 0) keys.push_back(r.Str(0));
     list += ", " + Quoted(r.Str(0));
   }
   const std::string page_sql = "SELECT rowid" + list + " FROM " + Quoted(table) +
@@ -68,7 +161,9 @@ Result<int64_t> CopyTable(Txn& source, Txn& target, const std::string& table) {
       std::vector<SqlValue> params;
       params.reserve(n * columns.size());
       for (size_t r = start; r < start + n; ++r) {
-        for (size_t c = 0; c < columns.size(); ++c) params.push_back(page[r].at(c + 1));
+        for (size_t c = 0; c < columns.size(); ++c) {
+          params.push_back(held_back[c] ? SqlValue() : page[r].at(c + 1));
+        }
       }
       Result<int64_t> done = target.Exec(InsertSql(table, columns, n), params);
       if (!done.ok()) return done.status().WithPrefix("copying table " + table);
@@ -76,6 +171,7 @@ Result<int64_t> CopyTable(Txn& source, Txn& target, const std::string& table) {
     copied += static_cast<int64_t>(page.size());
     after = page.back().Int(0);
   }
+  RETURN_IF_ERROR(SetSelfReferences(source, target, plan, keys));
   return copied;
 }
 
@@ -114,16 +210,10 @@ Result<CopyReport> CopyStore(Store& from, Store& to, const CopyCheck& check) {
   }
   ASSIGN_OR_RETURN(Session source, Begin(from, TxnMode::kRead));
   ASSIGN_OR_RETURN(Session target, Begin(to, TxnMode::kWrite));
-  // The order the migrations made the tables in (their rowids in the
-  // schema table): a table's references are made before it.
-  ASSIGN_OR_RETURN(std::vector<Row> tables,
-                   source.txn->Query("SELECT name FROM sqlite_schema WHERE type = 'table' AND "
-                                     "name NOT LIKE 'sqlite%' AND name <> 'schema_migrations' "
-                                     "ORDER BY rowid",
-                                     {}));
+  ASSIGN_OR_RETURN(std::vector<TablePlan> tables, PlanTables(*source.txn));
   CopyReport report;
-  for (const Row& t : tables) {
-    const std::string table = t.Str(0);
+  for (const TablePlan& t : tables) {
+    const std::string& table = t.name;
     Result<int64_t> there = CountRows(*target.txn, table);
     if (!there.ok()) return there.status().WithPrefix("to: table " + table);
     if (*there > 0) {
@@ -132,9 +222,9 @@ Result<CopyReport> CopyStore(Store& from, Store& to, const CopyCheck& check) {
                                      "; migrate into a database with an empty store");
     }
   }
-  for (const Row& t : tables) {
-    const std::string table = t.Str(0);
-    ASSIGN_OR_RETURN(int64_t copied, CopyTable(*source.txn, *target.txn, table));
+  for (const TablePlan& t : tables) {
+    const std::string& table = t.name;
+    ASSIGN_OR_RETURN(int64_t copied, CopyTable(*source.txn, *target.txn, t));
     ASSIGN_OR_RETURN(int64_t in_source, CountRows(*source.txn, table));
     ASSIGN_OR_RETURN(int64_t in_target, CountRows(*target.txn, table));
     if (copied != in_source || in_target != in_source) {

@@ -28,9 +28,10 @@ struct CopyReport {
 };
 
 // Copies "from" (a SQLite store) into "to", which must hold no rows and have
-// the same schema version. Tables go in the order the migrations made them,
-// so a row's references are there before it; each is read in rowid order a
-// page at a time and written in multi-row INSERTs. Identity columns go on
+// the same schema version. Each table goes after the tables it refers to,
+// and a column referring to its own table's rows is set once all of them
+// are there, so PostgreSQL's reference checks hold at every INSERT; a table
+// is read in rowid order a page at a time and written in multi-row INSERTs. Identity columns go on
 // after the highest id copied. Each table's count on the target is checked
 // against the source's, then "check" runs on both transactions (the
 // ledger's chain walk), and only then does the target commit.

@@ -181,6 +181,9 @@ struct StoreOptions {
   // Create the store when "location" has none (the CLI clears this for
   // every command but init, serve and mcp: cli/store_location.h).
   bool create_if_missing = true;
+  // SQLite: open the file read-only, as it is (no migration, no change of
+  // journal mode); its schema must be this baton's. For a copy's source.
+  bool read_only = false;
 };
 
 struct StoreInfo {
@@ -236,9 +239,10 @@ class Store {
 
   virtual Result<std::unique_ptr<Connection>> Connect() = 0;
   virtual StoreInfo info() const = 0;
-  // The bell of a store other processes write through another server, or
-  // null: processes sharing a SQLite file find each other's commits by
-  // reading it.
+  // Whether OpenChangeBell gives a bell: false for SQLite, whose processes
+  // find each other's commits by reading the file.
+  virtual bool has_change_bell() const { return false; }
+  // A new connection's bell (above); null when has_change_bell() is false.
   virtual Result<std::unique_ptr<ChangeBell>> OpenChangeBell() {
     return std::unique_ptr<ChangeBell>();
   }

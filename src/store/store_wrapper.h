@@ -86,6 +86,7 @@ class StoreWrapper : public Store {
 
   Result<std::unique_ptr<Connection>> Connect() override { return target_->Connect(); }
   StoreInfo info() const override { return target_->info(); }
+  bool has_change_bell() const override { return target_->has_change_bell(); }
   Result<std::unique_ptr<ChangeBell>> OpenChangeBell() override {
     return target_->OpenChangeBell();
   }

@@ -24,8 +24,8 @@ using testing::Eventually;
 using testing::Human;
 using testing::MustCall;
 
-// An Api as `baton serve` opens one, whose waiters would read the store
-// only once a minute: within a test, only a ring wakes them.
+// An Api as `baton serve` opens one, listening, whose waiters would read the
+// store only once a minute: within a test, only a ring wakes them.
 std::unique_ptr<Api> Server(const std::string& location) {
   ApiOptions options;
   options.store.location = location;
@@ -35,8 +35,10 @@ std::unique_ptr<Api> Server(const std::string& location) {
   Result<std::unique_ptr<Api>> api = Api::Open(options);
   EXPECT_TRUE(api.ok()) << api.status().ToString();
   if (!api.ok()) std::abort();
-  Status s = (*api)->EnsureStore();
+  Status s = (*api)->HearOtherServers();
   EXPECT_TRUE(s.ok()) << s.ToString();
+  // Its bell connects on the doorbell's own thread.
+  EXPECT_TRUE(testing::Eventually([&] { return (*api)->doorbell_stats().connects >= 1; }, 30'000));
   return std::move(api).value();
 }
 
@@ -67,11 +69,14 @@ TEST(DoorbellOnPostgresTest, AWaiterOnOneServerGetsTheAnswerGivenOnAnother) {
     waited = MustCall(*a, "question.wait", {{"id", id}, {"timeout_ms", 30'000}}, Coordinator());
   });
   ASSERT_TRUE(Eventually([&] { return a->waiters() == 1; }, kPatience));
+  const auto answered_at = std::chrono::steady_clock::now();
   MustCall(*b, "question.answer", {{"id", id}, {"choices", {"yes"}}}, Human());
   waiter.join();
   // With a minute between reads, only B's ring can have woken A's waiter
-  // before its half-minute timeout.
+  // before its half-minute timeout (after which it reads once more).
   EXPECT_EQ(waited["status"], "answered") << waited.dump();
+  EXPECT_LT(std::chrono::steady_clock::now() - answered_at, std::chrono::seconds(20))
+      << "the waiter woke at its timeout, not at the ring";
   EXPECT_GE(a->doorbell_stats().heard, 1);
   EXPECT_LE(a->doorbell_stats().heard, b->doorbell_stats().rings);
 }

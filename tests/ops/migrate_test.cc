@@ -71,6 +71,20 @@ TEST(StoreMigrateOnPostgresTest, EveryRowArrivesAndEveryExportIsByteEqual) {
   TempDir dir;
   std::unique_ptr<Api> source = testing::OpenApi(dir.File("baton.db"));
   const auto runs = FillStore(*source, dir.path());
+  // Rows PostgreSQL refuses in the order they were made: a task on a board
+  // (the tasks table is older than the boards one), and a task whose parent
+  // is more than a page of rows after it.
+  const std::string task = MustCall(*source, "task.create", {{"title", "on the board"}})["id"];
+  MustCall(*source, "board.add_task", {{"board", "sprint"}, {"task", task}}, Coordinator());
+  const std::string parent = MustCall(*source, "task.create", {{"title", "parent"}})["id"];
+  MustCall(*source, "task.create", {{"title", "child"}, {"parent", parent}});
+  const std::string sql =
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600) "
+      "INSERT INTO tasks (id, kind, title, machine, status, created_at, updated_at) "
+      "SELECT 'filler-' || i, kind, 'filler', machine, status, created_at, updated_at "
+      "FROM n, tasks WHERE tasks.id = '" + parent + "'; "
+      "UPDATE tasks SET rowid = (SELECT max(rowid) + 1 FROM tasks) WHERE id = '" + parent + "';";
+  ASSERT_EQ(testing::RunShell("sqlite3 '" + dir.File("baton.db") + "' \"" + sql + "\"").exit_code, 0);
   const std::string location = testing::NewEmptyPostgresDatabase();
 
   const Json migrated = MustCall(

@@ -162,6 +162,7 @@ class PostgresStore final : public Store {
 
   StoreInfo info() const override { return info_; }
 
+  bool has_change_bell() const override { return true; }
   Result<std::unique_ptr<ChangeBell>> OpenChangeBell() override {
     ASSIGN_OR_RETURN(std::unique_ptr<PgSession> session,
                      PgSession::Connect(options_.location, shown_));

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -348,7 +349,14 @@ class FileLead final : public Lead {
   }
 
   Result<bool> Hold() override {
-    if (held_) return true;  // held while the descriptor is open
+    // Held while the descriptor is open — and while the file is still the
+    // one at the path: a newcomer would lock a file put in its place.
+    if (held_ && SameFileAtPath()) return true;
+    if (held_) {
+      ::close(fd_);
+      fd_ = -1;
+      held_ = false;
+    }
     if (fd_ < 0) {
       fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
       if (fd_ < 0) return UnavailableError(path_ + ": " + std::strerror(errno));
@@ -362,6 +370,13 @@ class FileLead final : public Lead {
   }
 
  private:
+  bool SameFileAtPath() const {
+    struct stat open{};
+    struct stat named{};
+    return ::fstat(fd_, &open) == 0 && ::stat(path_.c_str(), &named) == 0 &&
+           open.st_dev == named.st_dev && open.st_ino == named.st_ino;
+  }
+
   const std::string path_;
   int fd_ = -1;
   bool held_ = false;
@@ -373,7 +388,8 @@ class SqliteStore final : public Store {
 
   Result<std::unique_ptr<Connection>> Connect() override {
     sqlite3* db = nullptr;
-    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+    const int flags = (options_.read_only ? SQLITE_OPEN_READONLY
+                                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
                       SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
     int rc = sqlite3_open_v2(options_.location.c_str(), &db, flags, nullptr);
     if (rc != SQLITE_OK) {
@@ -395,12 +411,16 @@ class SqliteStore final : public Store {
 
   Result<std::unique_ptr<Lead>> OpenLead() override {
     if (keepalive_ != nullptr) return Store::OpenLead();  // in memory: this process's alone
-    return std::unique_ptr<Lead>(new FileLead(options_.location + ".lead"));
+    // Beside the file itself, however the path to it was spelled (a
+    // symlink), so every process on the file locks the same one.
+    std::error_code ec;
+    const std::filesystem::path file = std::filesystem::weakly_canonical(options_.location, ec);
+    return std::unique_ptr<Lead>(new FileLead((ec ? options_.location : file.string()) + ".lead"));
   }
 
   Status Init() {
     ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Connect());
-    ASSIGN_OR_RETURN(int version, Migrate(*conn));
+    ASSIGN_OR_RETURN(int version, options_.read_only ? CurrentVersion(*conn) : Migrate(*conn));
     // A memdb database lives while one connection to it is open.
     if (options_.location.find("vfs=memdb") != std::string::npos) {
       keepalive_ = std::move(conn);
@@ -416,6 +436,25 @@ class SqliteStore final : public Store {
   }
 
  private:
+  // A store opened read-only is read as it is: its schema must be this
+  // baton's, since migrating it would write.
+  Result<int> CurrentVersion(Connection& conn) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Txn> txn, conn.Begin(TxnMode::kRead));
+    Result<std::vector<Row>> rows =
+        txn->Query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", {});
+    if (!rows.ok() || rows->empty()) {
+      return NotFoundError(options_.location + ": no baton store in it");
+    }
+    const int version = static_cast<int>((*rows)[0].Int(0));
+    if (version != LatestSchemaVersion()) {
+      return FailedPreconditionError(
+          options_.location + ": its schema is version " + std::to_string(version) +
+          " and this baton's is " + std::to_string(LatestSchemaVersion()) +
+          "; open it once with this baton (baton --store FILE status) to bring it up to date");
+    }
+    return version;
+  }
+
   Status Configure(SqliteConnection& conn) {
     // Reading the schema first turns "file is not a database" into a clear
     // error before any pragma could try to write to the file.
@@ -426,7 +465,9 @@ class SqliteStore final : public Store {
     Result<std::vector<Row>> mode = UnavailableError("not run");
     const auto deadline = Clock::now() + std::chrono::milliseconds(options_.busy_deadline_ms);
     for (int attempt = 0;; ++attempt) {
-      mode = conn.Run("PRAGMA journal_mode=WAL", {}, nullptr);
+      // Read-only: the mode the file has, unchanged.
+      mode = conn.Run(options_.read_only ? "PRAGMA journal_mode" : "PRAGMA journal_mode=WAL", {},
+                      nullptr);
       // Only busy is retried: an I/O error is Unavailable too, and waiting
       // a minute on a failing disk helps no one.
       if (mode.ok() || !IsStoreBusy(mode.status()) || Clock::now() >= deadline) {
