@@ -30,9 +30,9 @@ cmake --build build -j"$jobs"
 BATON_BIN="$PWD/build/baton" timeout 600 tests/conformance/run.sh
 
 if [ "${BATON_SKIP_ASAN:-0}" != "1" ]; then
-  # One clang build with ASan, UBSan and libFuzzer's coverage serves both the
-  # unit suites and the fuzz targets; -O1, as the sanitizers' authors advise,
-  # runs them twice as fast as -O0 for a little more compiling.
+  # One clang build with ASan, UBSan and libFuzzer's coverage counters serves
+  # both the unit suites and the fuzz targets (it was two trees, compiling the
+  # engine twice); -O1, as the sanitizers' authors advise.
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_CXX_FLAGS_DEBUG="-O1" -DBATON_FUZZ=ON -DBATON_BUILD_BENCHMARKS=OFF >/dev/null
   cmake --build build-asan -j"$jobs"

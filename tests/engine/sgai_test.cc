@@ -72,8 +72,11 @@ class SgaiProfile : public ::testing::Test {
   Json Todo(const std::string& id, const std::string& status) {
     return {{"id", id}, {"content", "do " + id}, {"status", status}, {"priority", "high"}};
   }
-  void WriteTodos(const std::string& run, const Actor& actor, Json todos, bool project = false) {
-    Json in = {{"run", run}, {"todos", todos}};
+  // A vector, not a Json: "{Todo(...)}" with one element is an array of one
+  // for GCC but a copy of the object for Clang.
+  void WriteTodos(const std::string& run, const Actor& actor, const std::vector<Json>& todos,
+                  bool project = false) {
+    Json in = {{"run", run}, {"todos", Json(todos)}};
     if (project) in["project"] = true;
     MustCall(*api_, "sgai.todo_write", in, actor);
   }
@@ -152,7 +155,7 @@ TEST_F(SgaiProfile, AgentDoneRefusedWhileCallerHasOpenTodos) {
 TEST_F(SgaiProfile, CompletionGateOpenProjectTodosReverts) {
   const std::string run = StartRun(Goal(kPlannerCoder, "# Goal\nShip it.\n"));
   EXPECT_FALSE(Refused(*api_, "sgai.todo_write",
-                       {{"run", run}, {"todos", {Todo("p1", "pending")}}, {"project", true}},
+                       {{"run", run}, {"todos", Json::array({Todo("p1", "pending")})}, {"project", true}},
                        StatusCode::kPermissionDenied, Agent("planner"))
                    .ok());
   WriteTodos(run, Coordinator(), {Todo("p1", "pending")}, /*project=*/true);
