@@ -125,13 +125,14 @@ void Doorbell::Loop() {
     if (status.ok()) {
       Result<std::vector<int64_t>> heard = bell->Listen(wait);
       if (heard.ok()) {
-        for (int64_t seq : *heard) {
+        // Rings heard together wake the waiters once: they read the store.
+        if (!heard->empty()) {
           {
             MutexLock lock(&mu_);
-            ++stats_.heard;
-            stats_.last_heard_seq = seq;
+            stats_.heard += static_cast<int64_t>(heard->size());
+            stats_.last_heard_seq = heard->back();
           }
-          heard_(seq);
+          heard_(heard->back());
         }
         continue;
       }

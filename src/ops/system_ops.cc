@@ -34,13 +34,16 @@ Result<Json> StoreMigrate(OpContext& ctx, const Json& in) {
         "is needed; a SQLite store is copied with the file itself");
   }
   // The store this baton was started on may be named (read, never
-  // written); any other file goes through the path rules.
+  // written); any other file goes through the path rules. Either way the
+  // path is whole (no NUL, which the filesystem would cut it at) and
+  // absolute (the CLI makes it so).
   const std::string given = in.at("from").get<std::string>();
+  RETURN_IF_ERROR(CheckNoControlCharacters("from", given));
   std::error_code ec;
   const std::string canonical = std::filesystem::weakly_canonical(given, ec).string();
   std::string from;
-  if (!ec && ctx.paths != nullptr && !ctx.paths->store_file.empty() &&
-      canonical == ctx.paths->store_file) {
+  if (!ec && !given.empty() && given[0] == '/' && ctx.paths != nullptr &&
+      !ctx.paths->store_file.empty() && canonical == ctx.paths->store_file) {
     from = canonical;
   } else {
     ASSIGN_OR_RETURN(from, ctx.ScopedPath("from", given));

@@ -136,6 +136,15 @@ TEST(StoreMigrateOnPostgresTest, ATargetWithRowsIsRefusedAndAFailedCopyKeepsNoth
   EXPECT_EQ(MustCall(*testing::OpenApi(empty), "store.status", Json::object())["ledger"]["head_seq"],
             0);
 
+  // The store's own file named with a NUL after it, or relatively, goes
+  // through the path rules like any other.
+  s = testing::Refused(*source, "store.migrate",
+                       {{"from", dir.File("baton.db") + std::string(1, '\0') + "x"}, {"to", empty}},
+                       StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("from"), std::string::npos) << s.message();
+  testing::Refused(*source, "store.migrate", {{"from", "baton.db"}, {"to", empty}},
+                   StatusCode::kInvalidArgument);
+
   // Only to a PostgreSQL database, and only the human.
   s = testing::Refused(*source, "store.migrate",
                        {{"from", dir.File("baton.db")}, {"to", dir.File("other.db")}},
