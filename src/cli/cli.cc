@@ -154,6 +154,7 @@ struct FixedArgs {
   ServeOptions serve;
   McpCommandOptions mcp;
   std::string url_listen = "127.0.0.1:8321";
+  std::string url_secret_file;
   std::string machine;
   std::string format = "text";
   std::string op;
@@ -161,6 +162,10 @@ struct FixedArgs {
   TransferArgs transfer;
   bool verify_deep = false;
 };
+
+constexpr const char* kSecretFileHelp =
+    "keep the human's secret in this file (made on first use, mode 0600) instead of beside the "
+    "store; give every server of one PostgreSQL store the same file";
 
 // Registers the hand-written commands; each sets "run" when chosen.
 void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run,
@@ -186,6 +191,7 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
       ->delimiter(',');
   serve->add_option("--allow-origin", serve_options->allowed_origins,
                     "an Origin besides loopback ones that may call the server");
+  serve->add_option("--secret-file", serve_options->secret_file, kSecretFileHelp);
   AddServeLimitFlags(*serve, *serve_options);
   serve->callback([&run, &g, serve_options] {
     run = [&g, serve_options] { return RunServe(g, *serve_options); };
@@ -215,7 +221,11 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
                                         "store's secret: keep it private)");
   std::string* url_listen = &args.url_listen;
   url->add_option("--listen", *url_listen, "the server's host:port")->capture_default_str();
-  url->callback([&run, &g, url_listen] { run = [&g, url_listen] { return RunUrl(g, *url_listen); }; });
+  std::string* url_secret_file = &args.url_secret_file;
+  url->add_option("--secret-file", *url_secret_file, kSecretFileHelp);
+  url->callback([&run, &g, url_listen, url_secret_file] {
+    run = [&g, url_listen, url_secret_file] { return RunUrl(g, *url_listen, *url_secret_file); };
+  });
 
   auto* init = app.add_subcommand("init", "Make a store in ./.baton/ (or at --store) and say what to do next");
   init->callback([&run, &g] { run = [&g] { return RunInit(g); }; });

@@ -78,6 +78,10 @@ struct ServeOptions {
   int64_t event_heartbeat_ms = 15000;
   // Run for each item that starts needing the human (ops/notifier.h).
   std::string notify_command;
+  // The human's secret: this file (made on first use, mode 0600) instead of
+  // the one beside the store; "" for the store's own (HumanSecretPath). The
+  // servers of one PostgreSQL store share one this way (docs/postgres.md).
+  std::string secret_file;
 };
 
 }  // namespace baton
@@ -101,7 +105,11 @@ std::string DashboardLink(const std::string& host, int port, const std::string& 
 
 // `baton url [--listen host:port]`: prints the human's link to the server of
 // the store, making the store's secret first if there is none.
-int RunUrl(const GlobalOptions& g, const std::string& listen);
+int RunUrl(const GlobalOptions& g, const std::string& listen, const std::string& secret_file);
+// Where the human's secret of "store_location" is kept: "flag" when named
+// (--secret-file), else beside the store; "" for a store with no file of its
+// own, whose secret lives as long as the process.
+std::string HumanSecretFile(const std::string& store_location, const std::string& flag);
 
 struct McpCommandOptions {
   std::vector<std::string> tool_sets = {"baton"};

@@ -215,8 +215,9 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
   http.host = addr->first;
   http.port = addr->second;
   http.auth = serve_options.auth;
+  const std::string secret_file = HumanSecretFile(options->store.location, serve_options.secret_file);
   if (http.auth == kAuthToken) {
-    Result<std::string> secret = LoadOrCreateHumanSecret(HumanSecretPath(options->store.location));
+    Result<std::string> secret = LoadOrCreateHumanSecret(secret_file);
     if (!secret.ok()) return ReportError(secret.status(), g.output);
     http.human_secret = *secret;
   }
@@ -290,6 +291,10 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
             << "  MCP:        " << url << "/mcp   (Streamable HTTP; auth " << http.auth
             << (http.auth == kAuthToken ? ": Authorization: Bearer <token from baton token create>" : "")
             << ")\n"
+            << (http.auth == kAuthToken && secret_file.empty()
+                    ? "  note:       the link lasts until this server stops (--secret-file FILE "
+                      "keeps it, and shares it between servers)\n"
+                    : "")
             << "  stop:       Ctrl-C\n";
   std::cout.flush();
   {

@@ -20,7 +20,11 @@ std::string DashboardLink(const std::string& host, int port, const std::string& 
   return LinkTo(h + ":" + std::to_string(port), secret);
 }
 
-int RunUrl(const GlobalOptions& g, const std::string& listen) {
+std::string HumanSecretFile(const std::string& store_location, const std::string& flag) {
+  return flag.empty() ? HumanSecretPath(store_location) : flag;
+}
+
+int RunUrl(const GlobalOptions& g, const std::string& listen, const std::string& secret_file) {
   if (listen.empty() || listen.find_first_of(" /#?@") != std::string::npos) {
     return ReportError(
         InvalidArgumentError("--listen: expected host:port (got \"" + listen + "\")"), g.output);
@@ -32,11 +36,12 @@ int RunUrl(const GlobalOptions& g, const std::string& listen) {
   if (!api.ok()) return ReportError(api.status(), g.output);
   Status opened = (*api)->EnsureStore();
   if (!opened.ok()) return ReportError(opened, g.output);
-  const std::string path = HumanSecretPath(options->store.location);
+  const std::string path = HumanSecretFile(options->store.location, secret_file);
   if (path.empty()) {
     return ReportError(FailedPreconditionError("--store " + RedactedLocation(options->store.location) +
-                                               ": a store without a file has no lasting secret; "
-                                               "baton serve prints its link at start"),
+                                               ": a store without a file keeps no secret beside "
+                                               "it; name one with --secret-file (the same as baton "
+                                               "serve's), or use the link baton serve prints"),
                        g.output);
   }
   Result<std::string> secret = LoadOrCreateHumanSecret(path);

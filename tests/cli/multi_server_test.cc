@@ -11,6 +11,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -253,6 +254,29 @@ TEST_F(MultiServerOnPostgresTest, AnAnswerGivenAnywhereReachesTheAgentWaitingOnA
   stream.join();
   EXPECT_NE(streamed.find(made.body["id"].get<std::string>()), std::string::npos)
       << streamed.substr(0, 2000);
+}
+
+TEST_F(MultiServerOnPostgresTest, ServersGivenOneSecretFileShareTheHumansLink) {
+  // Without one, each server makes its own: the human's link works on one.
+  EXPECT_NE(servers_[0]->secret(), servers_[1]->secret());
+  EXPECT_EQ(Caller(servers_[1]->port(), servers_[0]->secret()).Call("run.list", Json::object()).status,
+            401);
+  ProcessResult no_file = Baton({"url"});
+  EXPECT_NE(no_file.exit_code, 0);
+  EXPECT_NE((no_file.out + no_file.err).find("--secret-file"), std::string::npos) << no_file.out;
+
+  // With one file for all (as a load balancer needs), one link works on each.
+  const std::string file = dir_.File("human.secret");
+  ServeProcess a(location_, {"--secret-file", file}, dir_.File("a.err"));
+  ServeProcess b(location_, {"--secret-file", file}, dir_.File("b.err"));
+  ASSERT_FALSE(a.secret().empty());
+  EXPECT_EQ(a.secret(), b.secret());
+  EXPECT_EQ(Caller(b.port(), a.secret()).Call("run.list", Json::object()).status, 200);
+  EXPECT_EQ(std::filesystem::status(file).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  ProcessResult url = Baton({"url", "--listen", "baton.example:443", "--secret-file", file});
+  EXPECT_EQ(url.exit_code, 0) << url.err;
+  EXPECT_NE(url.out.find("#token=" + a.secret()), std::string::npos) << url.out;
 }
 
 }  // namespace
