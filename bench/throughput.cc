@@ -27,13 +27,15 @@
 
 #include <httplib.h>
 
+#include "bench_util.h"
 #include "http/server.h"
 #include "ops/api.h"
 
 namespace baton {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::RunThreads;
 
 struct Args {
   double seconds = 3;
@@ -92,38 +94,6 @@ std::vector<std::string> MakeRuns(Api& api, int n) {
     runs.push_back((*r)["id"].get<std::string>());
   }
   return runs;
-}
-
-// Runs "work(thread_index, &stop)" on "threads" threads for "seconds";
-// returns completed operations per second. work returns ops done.
-template <typename Work>
-double RunThreads(int threads, double seconds, Work work) {
-  std::atomic<bool> stop{false};
-  std::atomic<int64_t> done{0};
-  std::atomic<int64_t> failed{0};
-  std::vector<std::thread> pool;
-  const auto start = Clock::now();
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      int64_t ok = 0;
-      int64_t bad = 0;
-      while (!stop.load(std::memory_order_relaxed)) {
-        if (work(t)) {
-          ++ok;
-        } else {
-          ++bad;
-        }
-      }
-      done += ok;
-      failed += bad;
-    });
-  }
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  stop = true;
-  for (auto& th : pool) th.join();
-  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  if (failed > 0) std::fprintf(stderr, "warning: %lld failed calls\n", (long long)failed.load());
-  return done / elapsed;
 }
 
 double EngineRate(const std::string& path, int threads, double seconds, double* batch) {
