@@ -2,7 +2,10 @@
 // one-row inserts with one fsync'd commit each, measured in the same run (the
 // machines are shared and noisy: only the ratio is meaningful).
 //
-//   build/bench/baton_throughput [--seconds S] [--dir DIR]
+//   build/bench/baton_throughput [--seconds S] [--dir DIR] [--store LOCATION]
+//
+// --store runs the engine and HTTP rows on that store instead of a file in
+// DIR (a PostgreSQL database: bench/postgres.cc compares it with pgbench).
 //
 // Rows:
 //   raw sqlite            1 thread: BEGIN IMMEDIATE; INSERT one row; COMMIT
@@ -30,6 +33,7 @@
 #include "bench_util.h"
 #include "http/server.h"
 #include "ops/api.h"
+#include "util/store_location.h"
 
 namespace baton {
 namespace {
@@ -40,6 +44,7 @@ using bench::RunThreads;
 struct Args {
   double seconds = 3;
   std::string dir = "/tmp";
+  std::string store;  // "": files in dir
 };
 
 double RawSqliteRate(const std::string& path, double seconds) {
@@ -69,10 +74,10 @@ double RawSqliteRate(const std::string& path, double seconds) {
 }
 
 std::unique_ptr<Api> OpenBenchApi(const std::string& path) {
-  std::filesystem::remove(path);
-  std::filesystem::remove(path + "-wal");
-  std::filesystem::remove(path + "-shm");
-  std::filesystem::remove(path + ".head");  // the ledger witness of the old store
+  if (!IsPostgresLocation(path)) {
+    // A store of its own for each row (a PostgreSQL database is reused).
+    for (const char* suffix : {"", "-wal", "-shm", ".head"}) std::filesystem::remove(path + suffix);
+  }
   ApiOptions options;
   options.store.location = path;
   // BATON_BENCH_DURABILITY=off isolates CPU cost from fsync cost.
@@ -151,6 +156,7 @@ Args ParseArgs(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--seconds") == 0) a.seconds = std::atof(argv[i + 1]);
     if (std::strcmp(argv[i], "--dir") == 0) a.dir = argv[i + 1];
+    if (std::strcmp(argv[i], "--store") == 0) a.store = argv[i + 1];
   }
   return a;
 }
@@ -170,13 +176,14 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   for (int n : {1, 4, 16, 64}) {
     double batch = 0;
-    double rate = EngineRate(dir + "/engine.db", n, args.seconds, &batch);
+    double rate = EngineRate(args.store.empty() ? dir + "/engine.db" : args.store, n,
+                             args.seconds, &batch);
     std::printf("| engine (Api::Call, group commit) | %d | %.0f | %.1f | %.1f |\n", n, rate,
                 rate / raw, batch);
     std::fflush(stdout);
   }
   for (int n : {1, 4, 16, 64}) {
-    double rate = HttpRate(dir + "/http.db", n, args.seconds);
+    double rate = HttpRate(args.store.empty() ? dir + "/http.db" : args.store, n, args.seconds);
     std::printf("| HTTP POST /v1/ops (baton serve) | %d | %.0f | %.1f | |\n", n, rate, rate / raw);
     std::fflush(stdout);
   }

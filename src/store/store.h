@@ -110,6 +110,18 @@ class Txn {
                                          SqlParams params) = 0;
   // Runs a statement that returns no rows; gives the number of rows changed.
   virtual Result<int64_t> Exec(std::string_view sql, SqlParams params) = 0;
+  // Runs a write whose count nobody reads (a ledger event's INSERT). A
+  // backend may hold it back and send it with the transaction's next
+  // statement, Release or Commit, in one round trip (PostgreSQL's pipeline):
+  // its failure then fails that call. Statements run in the order given
+  // either way, so a later read sees it.
+  virtual Status ExecLater(std::string_view sql, SqlParams params) {
+    return Exec(sql, params).status();
+  }
+  // Whether ExecLater holds writes back: then a Release may fail for one of
+  // them and leave the transaction usable once rolled back to the
+  // savepoint. Otherwise a failed Release is the transaction's own.
+  virtual bool holds_writes_back() const { return false; }
 
   // Named savepoints, for one operation inside a batch (DESIGN.md §6).
   virtual Status Savepoint(std::string_view name) = 0;
@@ -141,6 +153,9 @@ class Txn {
   Result<int64_t> Exec(std::string_view sql,
                        std::initializer_list<SqlValue> params) {
     return Exec(sql, SqlParams(params.begin(), params.size()));
+  }
+  Status ExecLater(std::string_view sql, std::initializer_list<SqlValue> params) {
+    return ExecLater(sql, SqlParams(params.begin(), params.size()));
   }
   // The single row a query must return; NotFound with "what" otherwise.
   Result<Row> QueryOne(std::string_view sql, std::initializer_list<SqlValue> params,

@@ -43,6 +43,7 @@ class TxnWrapper : public Txn {
   // The braced-list convenience forms of Txn stay visible beside the
   // overrides below.
   using Txn::Exec;
+  using Txn::ExecLater;
   using Txn::Query;
 
   Result<std::vector<Row>> Query(std::string_view sql, SqlParams params) override {
@@ -50,6 +51,11 @@ class TxnWrapper : public Txn {
   }
   Result<int64_t> Exec(std::string_view sql, SqlParams params) override {
     return target_->Exec(sql, params);
+  }
+  // Through this wrapper's Exec (a wrapper that counts or fails statements
+  // sees this one too), unless a wrapper forwards it itself.
+  Status ExecLater(std::string_view sql, SqlParams params) override {
+    return Exec(sql, params).status();
   }
   Status Savepoint(std::string_view name) override { return target_->Savepoint(name); }
   Status RollbackTo(std::string_view name) override { return target_->RollbackTo(name); }

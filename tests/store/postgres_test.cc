@@ -12,6 +12,7 @@
 
 #include "pg_test_db.h"
 #include "test_env.h"
+#include "engine/ledger/writer.h"
 #include "store/migrations/migrations.h"
 #include "store/postgres/pg_client.h"
 #include "store/store.h"
@@ -304,6 +305,68 @@ TEST(PostgresStoreTest, AFailedStatementFailsTheRestUntilItsSavepointIsRolledBac
   EXPECT_EQ((*rows)[0].Str(0), "c");
 }
 
+int64_t CountRows(Txn& txn, const char* sql) {
+  Result<std::vector<Row>> rows = txn.Query(sql, {});
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  return rows.ok() ? (*rows)[0].Int(0) : -1;
+}
+
+constexpr char kInsertDefinition[] =
+    "INSERT INTO graph_definitions (hash, text, created_at) VALUES (?, 'x', 'now')";
+
+TEST(PostgresStoreTest, AHeldBackWriteTravelsWithTheNextCallAndFailsThatCall) {
+  std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
+  Session session = Begin(*store, TxnMode::kWrite);
+  Txn& t = *session.txn;
+  ASSERT_TRUE(t.Savepoint("op").ok());
+  ASSERT_TRUE(t.ExecLater(kInsertDefinition, {SqlText("a")}).ok());
+  // The next statement sends it first: the read sees it.
+  EXPECT_EQ(CountRows(t, "SELECT COUNT(*) FROM graph_definitions"), 1);
+  ASSERT_TRUE(t.Release("op").ok());
+  ASSERT_TRUE(t.Savepoint("op").ok());
+  // Held back, so not refused yet; the release that sends it is.
+  EXPECT_TRUE(t.ExecLater(kInsertDefinition, {SqlText("a")}).ok());
+  Status released = t.Release("op");
+  EXPECT_EQ(released.code(), StatusCode::kAlreadyExists) << released.ToString();
+  ASSERT_TRUE(t.RollbackTo("op").ok());
+  ASSERT_TRUE(t.Release("op").ok());
+  ASSERT_TRUE(t.Commit().ok());
+
+  // One that fails at the commit: nothing of the transaction is kept, and
+  // the connection serves the next one.
+  auto second = session.conn->Begin(TxnMode::kWrite);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_TRUE((*second)->ExecLater(kInsertDefinition, {SqlText("b")}).ok());
+  ASSERT_TRUE((*second)->ExecLater(kInsertDefinition, {SqlText("a")}).ok());
+  Status committed = (*second)->Commit();
+  EXPECT_EQ(committed.code(), StatusCode::kAlreadyExists) << committed.ToString();
+  second->reset();
+  auto read = session.conn->Begin(TxnMode::kRead);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(CountRows(**read, "SELECT COUNT(*) FROM graph_definitions"), 1);
+}
+
+TEST(PostgresStoreTest, AHeldBackWriteThatFailsFailsOnlyItsOwnItemOfABatch) {
+  std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
+  Writer writer(std::move(store->Connect()).value(), 16);
+  auto insert = [](const std::string& hash) {
+    return [hash](Txn& txn) -> Result<Json> {
+      RETURN_IF_ERROR(txn.ExecLater(kInsertDefinition, {SqlText(hash)}));
+      return Json(hash);
+    };
+  };
+  std::vector<Result<Json>> results =
+      writer.SubmitAll({insert("a"), insert("b"), insert("a"), insert("d")});
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_TRUE(results[0].ok());
+  EXPECT_TRUE(results[1].ok());
+  EXPECT_EQ(results[2].status().code(), StatusCode::kAlreadyExists) << results[2].status().ToString();
+  EXPECT_TRUE(results[3].ok()) << results[3].status().ToString();
+  EXPECT_EQ(writer.stats().batches, 1);
+  Session check = Begin(*store, TxnMode::kRead);
+  EXPECT_EQ(CountRows(*check.txn, "SELECT COUNT(*) FROM graph_definitions"), 3);
+}
+
 TEST(PostgresStoreTest, TextWithANulByteIsInvalidAndNamesTheParameter) {
   std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
   Session session = Begin(*store, TxnMode::kWrite);
@@ -313,6 +376,14 @@ TEST(PostgresStoreTest, TextWithANulByteIsInvalidAndNamesTheParameter) {
                    {SqlText("a"), SqlText(std::string("x\0y", 3))});
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().ToString();
   EXPECT_NE(r.status().message().find("parameter 2"), std::string::npos);
+}
+
+TEST(PostgresStoreTest, AHeldBackWriteWithANulByteIsRefusedAtOnce) {
+  std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
+  Session session = Begin(*store, TxnMode::kWrite);
+  Status nul = session.txn->ExecLater(kInsertDefinition, {SqlText(std::string("x\0y", 3))});
+  EXPECT_EQ(nul.code(), StatusCode::kInvalidArgument) << nul.ToString();
+  EXPECT_NE(nul.message().find("parameter 1"), std::string::npos) << nul.ToString();
 }
 
 TEST(PostgresStoreTest, IntegersKeepSixtyFourBitsAndTextOrdersByteByByte) {

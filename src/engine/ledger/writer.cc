@@ -253,6 +253,12 @@ bool Writer::RunItems(Txn& txn, std::vector<Item*>& batch, std::vector<Result<Js
     }
     Status end = results[i].ok() ? Status() : txn.RollbackTo("op");
     if (end.ok()) end = txn.Release("op");
+    if (!end.ok() && results[i].ok() && txn.holds_writes_back() && txn.RollbackTo("op").ok()) {
+      // A write the backend held back until the release (Txn::ExecLater)
+      // failed there: it was this item's, which fails alone.
+      results[i] = end;
+      end = txn.Release("op");
+    }
     if (!end.ok()) {
       // The transaction itself is unusable (I/O error, disk full): nothing
       // in this batch may claim success, and nothing after it until a reopen.

@@ -164,7 +164,7 @@ Result<std::unique_ptr<PgSession>> PgSession::Connect(const std::string& conninf
 
 PgSession::~PgSession() { PQfinish(conn_); }
 
-bool PgSession::healthy() const { return PQstatus(conn_) == CONNECTION_OK; }
+bool PgSession::healthy() const { return !broken_ && PQstatus(conn_) == CONNECTION_OK; }
 
 std::string PgSession::server_version() const {
   const int v = PQserverVersion(conn_);
@@ -209,33 +209,111 @@ Result<std::string> PgSession::Prepare(std::string_view sql, SqlParams params) {
   return name;
 }
 
-Result<std::vector<Row>> PgSession::Run(std::string_view sql, SqlParams params,
-                                        int64_t* changes) {
-  std::vector<std::string> text(params.size());
-  std::vector<const char*> values(params.size(), nullptr);
+Result<PgSession::Bound> PgSession::Bind(std::string_view sql, SqlParams params) {
+  Bound bound;
+  bound.values.resize(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
     const SqlValue& v = params[i];
     if (const auto* n = std::get_if<int64_t>(&v)) {
-      text[i] = std::to_string(*n);
+      bound.values[i] = std::to_string(*n);
     } else if (const auto* d = std::get_if<double>(&v)) {
       char buf[32];
       std::snprintf(buf, sizeof(buf), "%.17g", *d);
-      text[i] = buf;
+      bound.values[i] = buf;
     } else if (const auto* s = std::get_if<std::string>(&v)) {
       if (s->find('\0') != std::string::npos) {
         return InvalidArgumentError("parameter " + std::to_string(i + 1) +
                                     ": text with a NUL byte, which PostgreSQL cannot store");
       }
-      values[i] = s->c_str();
-      continue;
-    } else {
-      continue;  // NULL
-    }
-    values[i] = text[i].c_str();
+      bound.values[i] = *s;
+    }  // else NULL
   }
-  ASSIGN_OR_RETURN(std::string name, Prepare(sql, params));
-  PGresult* res = PQexecPrepared(conn_, name.c_str(), static_cast<int>(values.size()),
-                                 values.data(), nullptr, nullptr, 0);
+  ASSIGN_OR_RETURN(bound.name, Prepare(sql, params));
+  bound.text = std::string(sql.substr(0, 80));
+  return bound;
+}
+
+Status PgSession::DeferRun(std::string_view sql, SqlParams params) {
+  // The unnamed statement is replaced by the next one prepared: run now.
+  if (params.size() > kMaxKeptParams) return Run(sql, params, nullptr).status();
+  ASSIGN_OR_RETURN(Bound bound, Bind(sql, params));
+  deferred_.push_back(std::move(bound));
+  return Status();
+}
+
+namespace {
+
+std::vector<const char*> ValuePointers(const std::vector<std::optional<std::string>>& values) {
+  std::vector<const char*> out;
+  out.reserve(values.size());
+  for (const auto& v : values) out.push_back(v ? v->c_str() : nullptr);
+  return out;
+}
+
+}  // namespace
+
+Result<PGresult*> PgSession::Send(const Bound& last) {
+  if (!deferred_.empty()) return SendPipelined(last);
+  if (last.command) return PQexec(conn_, last.text.c_str());  // may hold several
+  const std::vector<const char*> values = ValuePointers(last.values);
+  return PQexecPrepared(conn_, last.name.c_str(), static_cast<int>(values.size()), values.data(),
+                        nullptr, nullptr, 0);
+}
+
+Result<PGresult*> PgSession::SendPipelined(const Bound& last) {
+  std::vector<Bound> queue;
+  queue.swap(deferred_);
+  if (PQenterPipelineMode(conn_) != 1) return PgError(conn_, nullptr, "entering pipeline mode");
+  bool sent = true;
+  auto send = [&](const Bound& b) {
+    if (b.command) {
+      return PQsendQueryParams(conn_, b.text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+    }
+    const std::vector<const char*> values = ValuePointers(b.values);
+    return PQsendQueryPrepared(conn_, b.name.c_str(), static_cast<int>(values.size()),
+                               values.data(), nullptr, nullptr, 0) == 1;
+  };
+  for (const Bound& b : queue) sent = sent && send(b);
+  sent = sent && send(last) && PQpipelineSync(conn_) == 1;
+  // Each statement answers a result and then a null; the sync answers last.
+  // A statement after a failed one answers PGRES_PIPELINE_ABORTED.
+  Status failed = sent ? Status() : PgError(conn_, nullptr, "sending a pipeline");
+  PGresult* answer = nullptr;
+  for (size_t i = 0; sent && i <= queue.size(); ++i) {
+    PGresult* res = PQgetResult(conn_);
+    if (res == nullptr) {
+      if (failed.ok()) failed = PgError(conn_, nullptr, "pipeline");
+      break;
+    }
+    if (i < queue.size()) {
+      if (failed.ok()) failed = ResultStatus(res, queue[i].text);
+      PQclear(res);
+    } else {
+      answer = res;
+    }
+    for (PGresult* more; (more = PQgetResult(conn_)) != nullptr;) PQclear(more);
+  }
+  for (int i = 0; sent && i < 4; ++i) {  // what remains is the sync
+    PGresult* res = PQgetResult(conn_);
+    if (res == nullptr) continue;
+    const bool sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+    PQclear(res);
+    if (sync) break;
+  }
+  // A session libpq cannot take out of pipeline mode is never used again:
+  // healthy() says so and the pool drops it.
+  if (PQexitPipelineMode(conn_) != 1) broken_ = true;
+  if (!failed.ok() || answer == nullptr) {
+    PQclear(answer);
+    return failed.ok() ? PgError(conn_, nullptr, "pipeline") : failed;
+  }
+  return answer;
+}
+
+Result<std::vector<Row>> PgSession::Run(std::string_view sql, SqlParams params,
+                                        int64_t* changes) {
+  ASSIGN_OR_RETURN(Bound bound, Bind(sql, params));
+  ASSIGN_OR_RETURN(PGresult* res, Send(bound));
   struct Clear {
     PGresult* r;
     ~Clear() { PQclear(r); }
@@ -259,7 +337,7 @@ Result<std::vector<Row>> PgSession::Run(std::string_view sql, SqlParams params,
 }
 
 Result<std::string> PgSession::Simple(const std::string& sql) {
-  PGresult* res = PQexec(conn_, sql.c_str());
+  ASSIGN_OR_RETURN(PGresult* res, Send(Bound{true, "", sql, {}}));
   Status s = ResultStatus(res, sql.substr(0, 60));
   std::string tag = res != nullptr ? PQcmdStatus(res) : "";
   PQclear(res);

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -48,6 +49,18 @@ class PgSession {
   // protocol; gives the command tag of the last ("COMMIT", "ROLLBACK", ...).
   Result<std::string> Simple(const std::string& sql);
 
+  // Sends "sql" (one statement without parameters or rows: SAVEPOINT) with
+  // the next Run or Simple instead of on its own: they go together in
+  // libpq's pipeline mode, one round trip. A deferred statement that fails
+  // fails that call, and the ones after it in the pipeline are not run.
+  void Defer(std::string sql) { deferred_.push_back({true, "", std::move(sql), {}}); }
+  // The same for a statement with parameters whose answer nobody reads (a
+  // ledger event's INSERT). Its values are checked, and it is prepared, now:
+  // InvalidArgument for text with a NUL byte, as Run.
+  Status DeferRun(std::string_view sql, SqlParams params);
+  // Forgets what was deferred (the transaction is being rolled back).
+  void DropDeferred() { deferred_.clear(); }
+
   // Whether the connection is still good (false once the server went away).
   bool healthy() const;
   // The server's version, e.g. "15.18".
@@ -56,11 +69,27 @@ class PgSession {
 
  private:
   explicit PgSession(PGconn* conn, std::string shown) : conn_(conn), shown_(std::move(shown)) {}
+  // A statement ready to send: a command in "text" (no parameters), or a
+  // prepared statement's name ("" for the unnamed one) and its values as
+  // text (nullopt for NULL), "text" then naming it in errors.
+  struct Bound {
+    bool command = false;
+    std::string name;
+    std::string text;
+    std::vector<std::optional<std::string>> values;
+  };
   Result<std::string> Prepare(std::string_view sql, SqlParams params);
+  Result<Bound> Bind(std::string_view sql, SqlParams params);
+  // Runs "last" after whatever was deferred: its result (the caller clears
+  // it) or the first failure.
+  Result<PGresult*> Send(const Bound& last);
+  Result<PGresult*> SendPipelined(const Bound& last);
   Status ResultStatus(PGresult* res, std::string_view what);
 
   PGconn* conn_;
   std::string shown_;
+  std::vector<Bound> deferred_;
+  bool broken_ = false;  // a pipeline ended in a state libpq could not leave
   // Statement name by "types|sql".
   std::unordered_map<std::string, std::string> prepared_;
 };

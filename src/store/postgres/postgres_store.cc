@@ -58,11 +58,17 @@ class PostgresConnection;
 
 class PostgresTxn final : public Txn {
  public:
+  using Txn::Exec;
+  using Txn::ExecLater;
+
   explicit PostgresTxn(PgSession* session) : session_(session) {}
   ~PostgresTxn() override {
     // Destructors never fail (STYLE.md rule 10): a rollback that fails
     // leaves a broken connection, which the server rolls back itself.
-    if (!done_) (void)session_->Simple("ROLLBACK");
+    if (!done_) {
+      session_->DropDeferred();
+      (void)session_->Simple("ROLLBACK");
+    }
   }
 
   Result<std::vector<Row>> Query(std::string_view sql, SqlParams params) override {
@@ -73,15 +79,25 @@ class PostgresTxn final : public Txn {
     RETURN_IF_ERROR(Step(sql, params, &changes).status());
     return changes;
   }
+  bool holds_writes_back() const override { return true; }
+  Status ExecLater(std::string_view sql, SqlParams params) override {
+    RETURN_IF_ERROR(EarlierFailure());
+    return Remember(session_->DeferRun(sql, params));
+  }
+  // A savepoint travels with the operation's first statement (PgSession::
+  // Defer): a group-commit batch pays no round trip of its own for it.
   Status Savepoint(std::string_view name) override {
     RETURN_IF_ERROR(failed_);
-    return Remember(session_->Simple("SAVEPOINT " + std::string(name)).status());
+    session_->Defer("SAVEPOINT " + std::string(name));
+    return Status();
   }
   Status RollbackTo(std::string_view name) override {
     Status s = session_->Simple("ROLLBACK TO SAVEPOINT " + std::string(name)).status();
     if (s.ok()) failed_ = Status();
     return s;
   }
+  // A release sends what was held back with it: a failure there is the
+  // operation's, never the next one's.
   Status Release(std::string_view name) override {
     RETURN_IF_ERROR(failed_);
     return Remember(session_->Simple("RELEASE SAVEPOINT " + std::string(name)).status());
@@ -89,11 +105,17 @@ class PostgresTxn final : public Txn {
   Status Commit() override {
     done_ = true;
     if (!failed_.ok()) {
+      session_->DropDeferred();
       (void)session_->Simple("ROLLBACK");
       return failed_;
     }
     Result<std::string> tag = session_->Simple("COMMIT");
-    if (!tag.ok()) return tag.status();
+    if (!tag.ok()) {
+      // A statement held back until the commit failed: the transaction is
+      // aborted, not ended.
+      if (session_->healthy()) (void)session_->Simple("ROLLBACK");
+      return tag.status();
+    }
     // COMMIT of a transaction the server had aborted answers ROLLBACK.
     if (*tag != "COMMIT") return AbortedError("the transaction was rolled back: " + *tag);
     return Status();
@@ -106,12 +128,14 @@ class PostgresTxn final : public Txn {
   }
 
  private:
+  Status EarlierFailure() const {
+    if (failed_.ok()) return Status();
+    return Status(failed_.code(),
+                  "an earlier statement of this transaction failed: " + failed_.message(),
+                  failed_.details());
+  }
   Result<std::vector<Row>> Step(std::string_view sql, SqlParams params, int64_t* changes) {
-    if (!failed_.ok()) {
-      return Status(failed_.code(),
-                    "an earlier statement of this transaction failed: " + failed_.message(),
-                    failed_.details());
-    }
+    RETURN_IF_ERROR(EarlierFailure());
     Result<std::vector<Row>> rows = session_->Run(sql, params, changes);
     if (!rows.ok()) (void)Remember(rows.status());
     return rows;

@@ -12,13 +12,11 @@ Result<std::optional<LedgerHeadRow>> LoadLedgerHeadRow(Txn& txn) {
 }
 
 Status SaveLedgerHeadRow(Txn& txn, int64_t seq, const std::string& hash) {
-  return txn
-      .Exec(
-          "INSERT INTO ledger_head (id, seq, hash) VALUES (1, ?, ?) "
-          "ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, "
-          "hash = excluded.hash",
-          {SqlInt(seq), SqlText(hash)})
-      .status();
+  return txn.ExecLater(
+      "INSERT INTO ledger_head (id, seq, hash) VALUES (1, ?, ?) "
+      "ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, "
+      "hash = excluded.hash",
+      {SqlInt(seq), SqlText(hash)});
 }
 
 }  // namespace baton
