@@ -346,6 +346,49 @@ TEST(PostgresStoreTest, AHeldBackWriteTravelsWithTheNextCallAndFailsThatCall) {
   EXPECT_EQ(CountRows(**read, "SELECT COUNT(*) FROM graph_definitions"), 1);
 }
 
+std::vector<std::string> Definitions(Txn& txn) {
+  std::vector<std::string> out;
+  Result<std::vector<Row>> rows = txn.Query("SELECT hash FROM graph_definitions ORDER BY hash", {});
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  if (rows.ok()) {
+    for (const Row& row : *rows) out.push_back(row.Str(0));
+  }
+  return out;
+}
+
+TEST(PostgresStoreTest, ARollbackUndoesWhatWasHeldBackAfterItsSavepointWithoutSendingIt) {
+  std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
+  Session session = Begin(*store, TxnMode::kWrite);
+  Txn& t = *session.txn;
+  ASSERT_TRUE(t.Exec(kInsertDefinition, {SqlText("a")}).ok());
+  ASSERT_TRUE(t.Savepoint("op").ok());
+  // Would fail if sent: the operation fails some other way first.
+  ASSERT_TRUE(t.ExecLater(kInsertDefinition, {SqlText("a")}).ok());
+  ASSERT_TRUE(t.ExecLater(kInsertDefinition, {SqlText("b")}).ok());
+  Status rolled_back = t.RollbackTo("op");
+  ASSERT_TRUE(rolled_back.ok()) << rolled_back.ToString();
+  ASSERT_TRUE(t.Release("op").ok());
+  EXPECT_EQ(Definitions(t), (std::vector<std::string>{"a"}));
+  ASSERT_TRUE(t.Commit().ok());
+}
+
+TEST(PostgresStoreTest, AStatementThatCannotBePreparedFindsItsSavepointToRollBackTo) {
+  std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
+  Session session = Begin(*store, TxnMode::kWrite);
+  Txn& t = *session.txn;
+  ASSERT_TRUE(t.Savepoint("op").ok());
+  ASSERT_TRUE(t.ExecLater(kInsertDefinition, {SqlText("b")}).ok());
+  // Its prepare fails and aborts the transaction: the savepoint and the
+  // write held back before it were sent first.
+  EXPECT_FALSE(t.Exec("INSERT INTO no_such_table (x) VALUES (?)", {SqlInt(1)}).ok());
+  Status rolled_back = t.RollbackTo("op");
+  ASSERT_TRUE(rolled_back.ok()) << rolled_back.ToString();
+  ASSERT_TRUE(t.Release("op").ok());
+  ASSERT_TRUE(t.Exec(kInsertDefinition, {SqlText("c")}).ok());
+  EXPECT_EQ(Definitions(t), (std::vector<std::string>{"c"}));
+  ASSERT_TRUE(t.Commit().ok());
+}
+
 TEST(PostgresStoreTest, AHeldBackWriteThatFailsFailsOnlyItsOwnItemOfABatch) {
   std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
   Writer writer(std::move(store->Connect()).value(), 16);

@@ -194,6 +194,10 @@ Result<std::string> PgSession::Prepare(std::string_view sql, SqlParams params) {
   key += sql;
   auto it = prepared_.find(key);
   if (it != prepared_.end()) return it->second;
+  // What was deferred goes first, in order: a prepare that fails aborts the
+  // transaction, and the savepoint it would roll back to must exist by
+  // then; and a deferred command would replace the unnamed statement.
+  RETURN_IF_ERROR(Flush());
   // A statement with many parameters (a copy's multi-row INSERT) is seldom
   // run twice with the same types: the unnamed statement, replaced by the
   // next one, so the server does not keep each for the session's life.
@@ -251,6 +255,28 @@ std::vector<const char*> ValuePointers(const std::vector<std::optional<std::stri
 }
 
 }  // namespace
+
+Status PgSession::Flush() {
+  if (deferred_.empty()) return Status();
+  Bound last = std::move(deferred_.back());
+  deferred_.pop_back();
+  ASSIGN_OR_RETURN(PGresult* res, SendPipelined(last));
+  Status s = ResultStatus(res, last.text);
+  PQclear(res);
+  return s;
+}
+
+void PgSession::DropDeferredAfterSavepoint(std::string_view name) {
+  const std::string savepoint = "SAVEPOINT " + std::string(name);
+  size_t keep = 0;  // the savepoint not yet sent, and what came before it
+  for (size_t i = deferred_.size(); i > 0; --i) {
+    if (deferred_[i - 1].command && deferred_[i - 1].text == savepoint) {
+      keep = i;
+      break;
+    }
+  }
+  deferred_.resize(keep);
+}
 
 Result<PGresult*> PgSession::Send(const Bound& last) {
   if (!deferred_.empty()) return SendPipelined(last);

@@ -60,6 +60,10 @@ class PgSession {
   Status DeferRun(std::string_view sql, SqlParams params);
   // Forgets what was deferred (the transaction is being rolled back).
   void DropDeferred() { deferred_.clear(); }
+  // Forgets what was deferred after savepoint "name", which a rollback to it
+  // undoes anyway (a write that would fail must not fail the rollback); a
+  // deferred SAVEPOINT "name" itself stays, to be sent with the rollback.
+  void DropDeferredAfterSavepoint(std::string_view name);
 
   // Whether the connection is still good (false once the server went away).
   bool healthy() const;
@@ -83,6 +87,8 @@ class PgSession {
   // Runs "last" after whatever was deferred: its result (the caller clears
   // it) or the first failure.
   Result<PGresult*> Send(const Bound& last);
+  // Sends what was deferred, alone.
+  Status Flush();
   Result<PGresult*> SendPipelined(const Bound& last);
   Status ResultStatus(PGresult* res, std::string_view what);
 

@@ -92,6 +92,7 @@ class PostgresTxn final : public Txn {
     return Status();
   }
   Status RollbackTo(std::string_view name) override {
+    session_->DropDeferredAfterSavepoint(name);
     Status s = session_->Simple("ROLLBACK TO SAVEPOINT " + std::string(name)).status();
     if (s.ok()) failed_ = Status();
     return s;
