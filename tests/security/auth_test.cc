@@ -244,6 +244,11 @@ TEST(AuthSecretTest, ManyMakingTheSecretAtOnceAgreeOnOne) {
   ASSERT_EQ(chmod(empty.c_str(), 0600), 0);
   Result<std::string> bad = LoadOrCreateHumanSecret(empty);
   EXPECT_EQ(bad.status().code(), StatusCode::kDataLoss) << bad.status().ToString();
+  // One that cannot be made (its folder is missing) is named as given.
+  const std::string nowhere = dir.File("missing/human.secret");
+  Result<std::string> unmade = LoadOrCreateHumanSecret(nowhere);
+  EXPECT_EQ(unmade.status().code(), StatusCode::kFailedPrecondition) << unmade.status().ToString();
+  EXPECT_EQ(unmade.status().message().rfind(nowhere + ": ", 0), 0u) << unmade.status().ToString();
 }
 
 TEST_F(AuthTest, AnAgentTokenCannotMakeAHumanOrAdminTokenNorAnyoneGiveAGrantItLacks) {

@@ -257,7 +257,8 @@ Status MakeSecretFile(const std::string& path) {
   ASSIGN_OR_RETURN(std::string secret, NewSecret());
   const std::string temp = path + ".tmp-" + std::to_string(getpid()) + "-" + NewId("s");
   const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return FailedPreconditionError(temp + ": cannot create the human's secret: " + std::strerror(errno));
+  // The error names the file the caller named, not our temporary one.
+  if (fd < 0) return FailedPreconditionError(path + ": cannot create the human's secret: " + std::strerror(errno));
   const std::string line = secret + "\n";
   const bool written = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
                        fsync(fd) == 0;
