@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "backend_test.h"
@@ -235,6 +238,54 @@ TEST_P(CoordinationTest, ExpiredLeaseIsReclaimedAndTheFirstHoldersLateWriteIsRef
   EXPECT_EQ(Task(a), before) << "a refused late write changed the task";
   MustCall(*api_, "task.complete", {{"task", a}, {"epoch", 2}}, Agent("reviewer"));
   EXPECT_EQ(StatusOf(a), "done");
+}
+
+// A group-commit batch reads the ledger head once and keeps it in memory
+// (issue 20): an operation that appended an event and then failed is rolled
+// back with its event, and the next one in the batch takes the seq it freed.
+TEST_P(CoordinationTest, ClaimsBatchedWithRefusedCallsKeepOneGapFreeChain) {
+  const std::string held = NewTask("held");
+  MustCall(*api_, "task.claim", {{"task", held}}, Agent("coder"));
+  constexpr int kThreads = 6;
+  constexpr int kRounds = 15;
+  std::vector<std::string> ready;
+  for (int i = 0; i < kThreads * kRounds; ++i) ready.push_back(NewTask("t" + std::to_string(i)));
+  const int64_t before = LedgerLength(*api_);
+  std::atomic<int> unexpected{0};
+  std::vector<std::thread> threads;
+  std::mutex mu;
+  std::map<std::string, int> claimed;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRounds; ++i) {
+        // A caller never seen before is registered by its first call (an
+        // event), then refused: the task is held. Both must vanish.
+        const std::string stranger = "s" + std::to_string(t) + "-" + std::to_string(i);
+        Result<Json> refused = api_->Call("task.claim", {{"task", held}}, Agent(stranger));
+        if (refused.ok() || refused.status().code() != StatusCode::kFailedPrecondition) {
+          ++unexpected;
+        }
+        Result<Json> r = api_->Call("task.claim", Json::object(), Agent("w" + std::to_string(t)));
+        if (!r.ok() || !(*r)["claimed"].get<bool>()) {
+          ++unexpected;
+          continue;
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        ++claimed[(*r)["task"]["id"].get<std::string>()];
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(unexpected, 0);
+  ASSERT_EQ(claimed.size(), ready.size()) << "every ready task once";
+  for (const auto& [id, times] : claimed) EXPECT_EQ(times, 1) << id;
+  Json verified = MustCall(*api_, "ledger.verify", Json::object());
+  EXPECT_TRUE(verified["ok"].get<bool>()) << verified.dump();
+  // One task.claimed per claim, one agent.registered per worker; nothing of
+  // the strangers.
+  EXPECT_EQ(verified["events"].get<int64_t>(), before + kThreads * kRounds + kThreads);
+  Refused("agent.show", {{"id", "s0-0"}}, StatusCode::kNotFound);
+  for (const std::string& id : ready) EXPECT_EQ(StatusOf(id), "in_progress") << id;
 }
 
 TEST_P(CoordinationTest, HeartbeatRenewsAndReleaseReturnsTheTask) {

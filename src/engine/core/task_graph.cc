@@ -122,18 +122,8 @@ Result<TaskScope> ClaimScope(OpContext& ctx, const Json& in) {
   return scope;
 }
 
-Result<std::string> NextClaimable(OpContext& ctx, const Json& in, const std::string& agent) {
-  ASSIGN_OR_RETURN(const TaskScope scope, ClaimScope(ctx, in));
-  // Ready work first, by priority then position, skipping work planned for
-  // someone else; then leases left to expire, whoever held them.
-  ASSIGN_OR_RETURN(std::optional<std::string> id,
-                   NextUnclaimedTaskId(ctx.txn, kReady, scope, agent));
-  if (id) return *id;
-  ASSIGN_OR_RETURN(id, NextExpiredLeaseTaskId(ctx.txn, kInProgress, ctx.now_ms, scope));
-  return id.value_or("");
-}
 
-// Why NextClaimable found nothing, for the agent that asked: the tasks in
+// Why a claim of the next task found nothing, for the agent that asked: the tasks in
 // scope by status, and what would make one claimable.
 Result<std::string> NothingClaimableReason(OpContext& ctx, const Json& in,
                                            const std::string& agent) {
@@ -374,20 +364,68 @@ Status ChangeTaskStatus(OpContext& ctx, const Task& task, const std::string& to,
   return Status();
 }
 
+namespace {
+
+// The ledger event and the answer of a claim of "before" (the row as the
+// claim found it) that left it as "after".
+Result<Json> RecordClaim(OpContext& ctx, const Task& before, Task after, bool took_over) {
+  const Json previous_lease = TaskLeaseToJson(before);
+  const int64_t epoch = after.lease_epoch;
+  const std::string& agent = after.lease->owner;
+  std::string summary =
+      after.id + " claimed by " + agent + " (epoch " + std::to_string(epoch) + ")";
+  if (took_over) summary += ", taking over the expired lease of " + before.lease->owner;
+  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = after.run_id.value_or(""),
+                                    .kind = "task.claimed",
+                                    .summary = summary,
+                                    .payload = {{"task_id", after.id},
+                                                {"agent", agent},
+                                                {"epoch", epoch},
+                                                {"expires_at",
+                                                 FormatTime(*after.lease->expires_at_ms)},
+                                                {"from", before.status},
+                                                {"previous_lease", previous_lease}}})
+                      .status());
+  Json claimed = TaskToJson(after);
+  Json held = claimed["lease"];
+  return Json{{"claimed", true}, {"task", std::move(claimed)}, {"lease", std::move(held)}};
+}
+
+}  // namespace
+
 Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
   ASSIGN_OR_RETURN(std::string agent, ActingAgent(ctx, in));
   RETURN_IF_ERROR(CheckAgentNotLost(ctx.txn, agent, "claim tasks"));
   RETURN_IF_ERROR(TouchAgent(ctx, agent));
   const int64_t lease_ms = in.value("lease_ms", kDefaultLeaseMillis);
+  const int64_t expires = ctx.now_ms + lease_ms;
   std::string id;
   if (in.contains("task")) {
     id = in["task"].get<std::string>();
   } else {
-    ASSIGN_OR_RETURN(id, NextClaimable(ctx, in, agent));
-    if (id.empty()) {
+    // Ready work first, by priority then position, skipping work planned
+    // for someone else, found and claimed at once; then leases left to
+    // expire, whoever held them.
+    ASSIGN_OR_RETURN(const TaskScope scope, ClaimScope(ctx, in));
+    ASSIGN_OR_RETURN(std::optional<ClaimedTaskRow> ready,
+                     ClaimNextUnclaimedTaskRow(ctx.txn, kReady, scope,
+                                               {.to_status = kInProgress,
+                                                .owner = agent,
+                                                .expires_at_ms = expires,
+                                                .now = ctx.now}));
+    if (ready) {
+      ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(ready->before.machine));
+      RETURN_IF_ERROR(machine->Check(kReady, kInProgress, ctx.transition())
+                          .WithPrefix("task " + ready->before.id));
+      return RecordClaim(ctx, ready->before, std::move(ready->after), /*took_over=*/false);
+    }
+    ASSIGN_OR_RETURN(std::optional<std::string> expired,
+                     NextExpiredLeaseTaskId(ctx.txn, kInProgress, ctx.now_ms, scope));
+    if (!expired) {
       ASSIGN_OR_RETURN(std::string reason, NothingClaimableReason(ctx, in, agent));
       return Json{{"claimed", false}, {"task", Json()}, {"lease", Json()}, {"reason", reason}};
     }
+    id = *expired;
   }
   // The row is read once: the result is built from it and the UPDATE below.
   ASSIGN_OR_RETURN(Task task, LoadTaskRow(ctx.txn, id));
@@ -401,12 +439,12 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
   // The epoch column survives releases, so every new claim goes higher.
   const int64_t stored_epoch = task.lease_epoch;
   const std::string status = task.status;
-  const Json lease = TaskLeaseToJson(task);
   const bool leased = status == kInProgress && task.lease.has_value();
   const bool expired = leased && task.lease->expires_at_ms.has_value() &&
                        *task.lease->expires_at_ms < ctx.now_ms;
   const bool mine = leased && task.lease->owner == agent && !expired;
   if (leased && !expired && !mine) {
+    const Json lease = TaskLeaseToJson(task);
     return Status(StatusCode::kFailedPrecondition,
                   "task " + id + " is held by " + task.lease->owner + " (epoch " +
                       std::to_string(stored_epoch) + ") until " +
@@ -425,35 +463,19 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
     RETURN_IF_ERROR(
         machine->Check(status, kInProgress, ctx.transition()).WithPrefix("task " + id));
   }
-  const int64_t new_epoch = mine ? stored_epoch : stored_epoch + 1;
-  const int64_t expires = ctx.now_ms + lease_ms;
-  // The previous holder, named in the event; the claim below rewrites the lease.
-  const std::string previous_owner = task.lease ? task.lease->owner : "";
+  const Task before = task;
   ASSIGN_OR_RETURN(const bool claimed_row, ClaimTaskRow(ctx.txn, task,
                                                         {.to_status = kInProgress,
                                                          .owner = agent,
-                                                         .epoch = new_epoch,
+                                                         .epoch = mine ? stored_epoch
+                                                                       : stored_epoch + 1,
                                                          .expires_at_ms = expires,
                                                          .new_attempt = !mine,
                                                          .now = ctx.now}));
   if (!claimed_row) {
     return AbortedError("task " + id + " changed while being claimed; retry the claim");
   }
-  std::string summary = id + " claimed by " + agent + " (epoch " + std::to_string(new_epoch) + ")";
-  if (expired) summary += ", taking over the expired lease of " + previous_owner;
-  RETURN_IF_ERROR(AppendEvent(ctx, {.run_id = task.run_id.value_or(""),
-                                    .kind = "task.claimed",
-                                    .summary = summary,
-                                    .payload = {{"task_id", id},
-                                                {"agent", agent},
-                                                {"epoch", new_epoch},
-                                                {"expires_at", FormatTime(expires)},
-                                                {"from", status},
-                                                {"previous_lease", lease}}})
-                      .status());
-  Json claimed = TaskToJson(task);
-  Json held = claimed["lease"];
-  return Json{{"claimed", true}, {"task", std::move(claimed)}, {"lease", std::move(held)}};
+  return RecordClaim(ctx, before, std::move(task), expired);
 }
 
 Result<Json> HeartbeatTask(OpContext& ctx, const Json& in) {

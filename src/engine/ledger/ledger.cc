@@ -62,14 +62,32 @@ std::string EventHash(int64_t seq, const std::string& time,
   return Sha256Hex(doc);
 }
 
+namespace {
+
+thread_local LedgerHeadScope* current_head_scope = nullptr;
+
+}  // namespace
+
+LedgerHeadScope::LedgerHeadScope() : outer_(current_head_scope) { current_head_scope = this; }
+
+LedgerHeadScope::~LedgerHeadScope() { current_head_scope = outer_; }
+
 Result<int64_t> AppendEvent(OpContext& ctx, const EventInput& event) {
   // A mirror's own report does not make the mirror due again.
   if (!event.run_id.empty() && event.kind != "mirror.failed" && event.kind != "mirror.recovered") {
     ctx.touched_runs.insert(event.run_id);
   }
-  ASSIGN_OR_RETURN(std::optional<LedgerHeadRow> head, LoadLedgerHeadRow(ctx.txn));
+  LedgerHeadScope* scope = current_head_scope;
+  LedgerHeadScope::Head head;
+  if (scope != nullptr && scope->head_) {
+    head = *scope->head_;
+  } else {
+    ASSIGN_OR_RETURN(std::optional<LedgerHeadRow> stored, LoadLedgerHeadRow(ctx.txn));
+    head = stored ? LedgerHeadScope::Head{stored->seq, stored->hash}
+                  : LedgerHeadScope::Head{0, kGenesisHash};
+  }
   EventRow row{
-      .seq = head ? head->seq + 1 : 1,
+      .seq = head.seq + 1,
       .time = ctx.now,
       .run_id = event.run_id.empty() ? std::nullopt : std::optional<std::string>(event.run_id),
       .actor_id = ctx.actor.id,
@@ -79,12 +97,14 @@ Result<int64_t> AppendEvent(OpContext& ctx, const EventInput& event) {
       .payload = CanonicalJson(event.payload),
       .files = CanonicalJson(event.files),
       .refs = CanonicalJson(event.refs),
-      .prev_hash = head ? head->hash : kGenesisHash};
+      .prev_hash = std::move(head.hash)};
   row.hash = EventHash(row.seq, row.time, event.run_id, row.actor_id, row.actor_role, row.kind,
                        row.summary, row.payload, row.files, row.refs, row.prev_hash);
   const int64_t seq = row.seq;
   RETURN_IF_ERROR(SaveLedgerHeadRow(ctx.txn, seq, row.hash));
+  LedgerHeadScope::Head next{seq, row.hash};
   RETURN_IF_ERROR(InsertEventRow(ctx.txn, std::move(row)));
+  if (scope != nullptr) scope->head_ = std::move(next);
   return seq;
 }
 

@@ -16,6 +16,7 @@
 #endif
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "engine/ledger/op_context.h"
@@ -36,6 +37,37 @@ struct EventInput {
 
 // Appends one event as ctx.actor at ctx.now. Returns its seq.
 Result<int64_t> AppendEvent(OpContext& ctx, const EventInput& event);
+
+// The ledger's head through one write transaction: the first AppendEvent
+// reads it from the store, the ones after it take it from here, so that a
+// group-commit batch reads the head once, not once per operation (on
+// PostgreSQL each read is a round trip under the write lock). The writer
+// opens one per batch on the thread that runs it; every AppendEvent on that
+// thread while it lives uses it. Nothing else may write ledger_head then.
+//
+//   LedgerHeadScope head;       // batch begins
+//   head.Mark();                // before each operation, after its savepoint
+//   head.Restore();             // after rolling that operation back
+class LedgerHeadScope {
+ public:
+  LedgerHeadScope();
+  ~LedgerHeadScope();
+  LedgerHeadScope(const LedgerHeadScope&) = delete;
+  LedgerHeadScope& operator=(const LedgerHeadScope&) = delete;
+
+  void Mark() { marked_ = head_; }
+  void Restore() { head_ = marked_; }
+
+ private:
+  friend Result<int64_t> AppendEvent(OpContext& ctx, const EventInput& event);
+  struct Head {
+    int64_t seq = 0;  // 0: the ledger is empty
+    std::string hash;
+  };
+  std::optional<Head> head_;    // unset: not read in this transaction yet
+  std::optional<Head> marked_;
+  LedgerHeadScope* outer_;
+};
 
 struct EventFilter {
   std::string run_id;

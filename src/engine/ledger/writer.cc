@@ -224,6 +224,7 @@ void FailAll(std::vector<Result<Json>>& results, const Status& s) {
 
 bool Writer::RunItems(Txn& txn, std::vector<Item*>& batch, std::vector<Result<Json>>& results,
                       const Status& refused, bool* accepted) {
+  LedgerHeadScope head_scope;  // the head is read once for the whole batch
   for (size_t i = 0; i < batch.size(); ++i) {
     Status sp = txn.Savepoint("op");
     if (!sp.ok()) {
@@ -231,6 +232,7 @@ bool Writer::RunItems(Txn& txn, std::vector<Item*>& batch, std::vector<Result<Js
       Latch(sp);
       return false;
     }
+    head_scope.Mark();
     int64_t before = 0;
     if (!refused.ok()) {
       Result<LedgerHead> head = LedgerHeadNow(txn);
@@ -252,10 +254,12 @@ bool Writer::RunItems(Txn& txn, std::vector<Item*>& batch, std::vector<Result<Js
       }
     }
     Status end = results[i].ok() ? Status() : txn.RollbackTo("op");
+    if (!results[i].ok() && end.ok()) head_scope.Restore();
     if (end.ok()) end = txn.Release("op");
     if (!end.ok() && results[i].ok() && txn.holds_writes_back() && txn.RollbackTo("op").ok()) {
       // A write the backend held back until the release (Txn::ExecLater)
       // failed there: it was this item's, which fails alone.
+      head_scope.Restore();
       results[i] = end;
       end = txn.Release("op");
     }

@@ -78,9 +78,9 @@ Result<std::vector<Agent>> SilentAgentRows(Txn& txn, const std::string& lost_sta
 }
 
 Status TouchAgentRow(Txn& txn, const std::string& id, int64_t now_ms) {
-  return txn
-      .Exec("UPDATE agents SET last_heartbeat_ms = ? WHERE id = ?", {SqlInt(now_ms), SqlText(id)})
-      .status();
+  // Nothing waits for its answer: sent with the next statement on PostgreSQL.
+  return txn.ExecLater("UPDATE agents SET last_heartbeat_ms = ? WHERE id = ?",
+                       {SqlInt(now_ms), SqlText(id)});
 }
 
 // ---- What engine/core asks for the task graph, claims, agents and tokens ----

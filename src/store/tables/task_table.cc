@@ -96,6 +96,21 @@ Result<bool> TaskKeyExists(Txn& txn, const std::string& run_id, const std::strin
   return !rows.empty();
 }
 
+namespace {
+
+// "task" as a claim's UPDATE leaves it.
+void ApplyClaim(Task& task, const TaskClaim& c) {
+  task.status = c.to_status;
+  task.lease = TaskLease{.owner = c.owner, .expires_at_ms = c.expires_at_ms};
+  task.lease_epoch = c.epoch;
+  task.attempts += c.new_attempt ? 1 : 0;
+  task.blocked_reason.reset();
+  task.version += 1;
+  task.updated_at = c.now;
+}
+
+}  // namespace
+
 Result<bool> ClaimTaskRow(Txn& txn, Task& task, const TaskClaim& c) {
   ASSIGN_OR_RETURN(
       int64_t changed,
@@ -107,13 +122,7 @@ Result<bool> ClaimTaskRow(Txn& txn, Task& task, const TaskClaim& c) {
                 SqlInt(c.new_attempt ? 1 : 0), SqlText(c.now), SqlText(task.id),
                 SqlText(task.status), SqlInt(task.lease_epoch)}));
   if (changed != 1) return false;
-  task.status = c.to_status;
-  task.lease = TaskLease{.owner = c.owner, .expires_at_ms = c.expires_at_ms};
-  task.lease_epoch = c.epoch;
-  task.attempts += c.new_attempt ? 1 : 0;
-  task.blocked_reason.reset();
-  task.version += 1;
-  task.updated_at = c.now;
+  ApplyClaim(task, c);
   return true;
 }
 
@@ -251,17 +260,58 @@ Status UpdateTaskBlockedReasonAndResult(Txn& txn, const std::string& id,
       .status();
 }
 
-Result<std::optional<std::string>> NextUnclaimedTaskId(Txn& txn, const std::string& status,
-                                                       const TaskScope& scope,
-                                                       const std::string& agent) {
+Result<std::optional<ClaimedTaskRow>> ClaimNextUnclaimedTaskRow(Txn& txn,
+                                                                const std::string& status,
+                                                                const TaskScope& scope,
+                                                                const TaskClaim& claim) {
   std::vector<SqlValue> params = {SqlText(status)};
-  const std::string where = ScopeSql(scope, params);
-  params.push_back(SqlText(agent));
-  return FirstId(txn,
-                 "SELECT id FROM tasks WHERE status = ?" + where +
-                     " AND (assignee IS NULL OR assignee = ?)"
-                     " ORDER BY priority DESC, position, created_at, id LIMIT 1",
-                 params);
+  const std::string next = "SELECT " + std::string(kTaskColumns) +
+                           " FROM tasks WHERE status = ?" + ScopeSql(scope, params) +
+                           " AND (assignee IS NULL OR assignee = ?)"
+                           " ORDER BY priority DESC, position, created_at, id LIMIT 1";
+  params.push_back(SqlText(claim.owner));
+  std::optional<ClaimedTaskRow> claimed;
+  if (txn.dialect() == SqlDialect::kPostgres) {
+    // One round trip: the row as it was comes back, the UPDATE's effect on
+    // it is known (ApplyClaim).
+    for (SqlValue v : {SqlText(claim.to_status), SqlText(claim.owner),
+                       SqlInt(claim.expires_at_ms), SqlText(claim.now)}) {
+      params.push_back(std::move(v));
+    }
+    ASSIGN_OR_RETURN(
+        std::vector<Row> rows,
+        txn.Query("WITH next AS (" + next + " FOR UPDATE SKIP LOCKED), claimed AS ("
+                  "UPDATE tasks SET status = ?, lease_owner = ?, "
+                  "lease_epoch = tasks.lease_epoch + 1, lease_expires_at = ?, "
+                  "attempts = tasks.attempts + 1, blocked_reason = NULL, "
+                  "version = tasks.version + 1, updated_at = ? "
+                  "FROM next WHERE tasks.id = next.id RETURNING tasks.id) "
+                  "SELECT next.* FROM next JOIN claimed ON claimed.id = next.id",
+                  params));
+    if (rows.empty()) return claimed;
+    claimed = ClaimedTaskRow{.before = TaskFromRow(rows[0]), .after = {}};
+  } else {
+    ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(next, params));
+    if (rows.empty()) return claimed;
+    claimed = ClaimedTaskRow{.before = TaskFromRow(rows[0]), .after = {}};
+    ASSIGN_OR_RETURN(int64_t changed,
+                     txn.Exec("UPDATE tasks SET status = ?, lease_owner = ?, "
+                              "lease_epoch = lease_epoch + 1, lease_expires_at = ?, "
+                              "attempts = attempts + 1, blocked_reason = NULL, "
+                              "version = version + 1, updated_at = ? WHERE id = ?",
+                              {SqlText(claim.to_status), SqlText(claim.owner),
+                               SqlInt(claim.expires_at_ms), SqlText(claim.now),
+                               SqlText(claimed->before.id)}));
+    if (changed != 1) return InternalError("task " + claimed->before.id + " vanished mid-claim");
+  }
+  claimed->after = claimed->before;
+  ApplyClaim(claimed->after, {.to_status = claim.to_status,
+                              .owner = claim.owner,
+                              .epoch = claimed->before.lease_epoch + 1,
+                              .expires_at_ms = claim.expires_at_ms,
+                              .new_attempt = true,
+                              .now = claim.now});
+  return claimed;
 }
 
 Result<std::optional<std::string>> NextExpiredLeaseTaskId(Txn& txn, const std::string& status,

@@ -126,11 +126,20 @@ struct TaskScope {
   std::optional<std::string> project_id;
   std::optional<std::string> kind;
 };
-// The first task in "status" within "scope" that is assigned to nobody or to
-// "agent", by priority (highest first), position, creation, id.
-Result<std::optional<std::string>> NextUnclaimedTaskId(Txn& txn, const std::string& status,
-                                                       const TaskScope& scope,
-                                                       const std::string& agent);
+// Claims the first task in "status" within "scope" that is assigned to
+// nobody or to claim.owner, by priority (highest first), position, creation,
+// id: as a new attempt, at the epoch after the row's (claim.epoch and
+// claim.new_attempt are not used). On PostgreSQL one statement finds, locks
+// (FOR UPDATE SKIP LOCKED) and updates the row; on SQLite, whose writer is
+// alone and in-process, a read and an UPDATE. Nothing: no such task.
+struct ClaimedTaskRow {
+  Task before;  // the row as the claim found it
+  Task after;   // the row as the claim left it
+};
+Result<std::optional<ClaimedTaskRow>> ClaimNextUnclaimedTaskRow(Txn& txn,
+                                                                const std::string& status,
+                                                                const TaskScope& scope,
+                                                                const TaskClaim& claim);
 // The task in "status" within "scope" whose lease ended longest before
 // "now_ms" (then by id).
 Result<std::optional<std::string>> NextExpiredLeaseTaskId(Txn& txn, const std::string& status,
