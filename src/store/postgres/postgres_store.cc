@@ -61,13 +61,16 @@ class PostgresTxn final : public Txn {
   using Txn::Exec;
   using Txn::ExecLater;
 
-  explicit PostgresTxn(PgSession* session) : session_(session) {}
+  // "begin_waits": the BEGIN was deferred (PgSession::Defer) and travels
+  // with the first statement; a transaction that sends none costs nothing.
+  PostgresTxn(PgSession* session, bool begin_waits)
+      : session_(session), begin_waits_(begin_waits) {}
   ~PostgresTxn() override {
     // Destructors never fail (STYLE.md rule 10): a rollback that fails
     // leaves a broken connection, which the server rolls back itself.
     if (!done_) {
       session_->DropDeferred();
-      (void)session_->Simple("ROLLBACK");
+      if (!begin_waits_) (void)session_->Simple("ROLLBACK");
     }
   }
 
@@ -93,6 +96,7 @@ class PostgresTxn final : public Txn {
   }
   Status RollbackTo(std::string_view name) override {
     session_->DropDeferredAfterSavepoint(name);
+    begin_waits_ = false;
     Status s = session_->Simple("ROLLBACK TO SAVEPOINT " + std::string(name)).status();
     if (s.ok()) failed_ = Status();
     return s;
@@ -101,10 +105,15 @@ class PostgresTxn final : public Txn {
   // operation's, never the next one's.
   Status Release(std::string_view name) override {
     RETURN_IF_ERROR(failed_);
+    begin_waits_ = false;
     return Remember(session_->Simple("RELEASE SAVEPOINT " + std::string(name)).status());
   }
   Status Commit() override {
     done_ = true;
+    if (begin_waits_) {  // nothing was sent: nothing to end
+      session_->DropDeferred();
+      return Status();
+    }
     if (!failed_.ok()) {
       session_->DropDeferred();
       (void)session_->Simple("ROLLBACK");
@@ -137,6 +146,7 @@ class PostgresTxn final : public Txn {
   }
   Result<std::vector<Row>> Step(std::string_view sql, SqlParams params, int64_t* changes) {
     RETURN_IF_ERROR(EarlierFailure());
+    begin_waits_ = false;
     Result<std::vector<Row>> rows = session_->Run(sql, params, changes);
     if (!rows.ok()) (void)Remember(rows.status());
     return rows;
@@ -147,6 +157,7 @@ class PostgresTxn final : public Txn {
   }
 
   PgSession* session_;
+  bool begin_waits_;
   bool done_ = false;
   Status failed_;  // the first failure; the server ignores the rest
 };
@@ -157,17 +168,24 @@ class PostgresConnection final : public Connection {
       : session_(std::move(session)) {}
 
   Result<std::unique_ptr<Txn>> Begin(TxnMode mode) override {
-    const std::string begin = mode == TxnMode::kWrite
-                                  ? std::string("BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE; ") +
-                                        kWriteLock
-                                  : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
-    Status s = session_->Simple(begin).status();
+    if (mode == TxnMode::kRead) {
+      // Nothing can refuse it but a lost server, which the first statement
+      // hears as well: it goes with that statement, one round trip fewer.
+      session_->Defer("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      return std::unique_ptr<Txn>(new PostgresTxn(session_.get(), /*begin_waits=*/true));
+    }
+    // A write waits here for the write lock: a busy store is refused before
+    // any operation of the batch runs.
+    Status s = session_
+                   ->Simple(std::string("BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE; ") +
+                            kWriteLock)
+                   .status();
     if (!s.ok()) {
       // A lock wait that timed out leaves the transaction open and aborted.
       if (session_->healthy()) (void)session_->Simple("ROLLBACK");
       return s;
     }
-    return std::unique_ptr<Txn>(new PostgresTxn(session_.get()));
+    return std::unique_ptr<Txn>(new PostgresTxn(session_.get(), /*begin_waits=*/false));
   }
   bool broken() const override { return !session_->healthy(); }
 
