@@ -254,13 +254,16 @@ struct Front::State {
         working.push_back(c);
       }
       RunOne(*c);
+      const bool was_long = c->is_long;  // c is the loop's again once done
       {
         MutexLock lock(&mu);
-        if (c->is_long) --long_running;
+        if (was_long) --long_running;
         working.erase(std::find(working.begin(), working.end(), c));
         done.push_back(c);
       }
-      cv.SignalAll();
+      // A long request's end lets one waiting long request start; an
+      // ordinary one's changes nothing a waiting worker waits for.
+      if (was_long) cv.Signal();
       Wake();
     }
   }
@@ -452,7 +455,9 @@ struct Front::State {
         }
       }
     }
-    cv.SignalAll();
+    // One request, one worker: waking every idle worker for it cost more
+    // than the request (a herd of up to --threads at every call).
+    cv.Signal();
     return true;
   }
 
