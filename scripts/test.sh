@@ -18,14 +18,21 @@ cd "$(dirname "$0")/.."
 jobs="$(nproc)"
 # Every result is checked against its output schema while testing.
 export BATON_CHECK_OUTPUT=1
+# Where the time goes, for keeping the whole run short: each step's start.
+step() { echo "test.sh: $1 at $((SECONDS / 60))m$((SECONDS % 60))s"; }
 
+step "setup"
 BATON_SETUP_TESTS=1 ./scripts/setup.sh
+step "release build"
 cmake --build build -j"$jobs"
+step "release suites"
 (cd build && ctest --output-on-failure -j"$jobs" --timeout 600)
 
+step "end-to-end suites"
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 (cd tests/e2e && BATON_BIN="$PWD/../../build/baton" timeout 900 node --test --test-concurrency=1)
 # The official MCP conformance suite against /mcp (tests/conformance/run.sh).
+step "MCP conformance"
 (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
 BATON_BIN="$PWD/build/baton" timeout 600 tests/conformance/run.sh
 
@@ -33,9 +40,12 @@ if [ "${BATON_SKIP_ASAN:-0}" != "1" ]; then
   # One clang build with ASan, UBSan and libFuzzer's coverage counters serves
   # both the unit suites and the fuzz targets (it was two trees, compiling the
   # engine twice); -O1, as the sanitizers' authors advise.
+  step "sanitizer build"
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_CXX_FLAGS_DEBUG="-O1" -DBATON_FUZZ=ON -DBATON_BUILD_BENCHMARKS=OFF >/dev/null
   cmake --build build-asan -j"$jobs"
+  step "sanitizer suites and fuzz targets"
   (cd build-asan && ctest --output-on-failure -j"$jobs" -L 'unit|fuzz' -E '^pg:' --timeout 900)
 fi
+step "end"
 echo "test.sh: all tests passed"

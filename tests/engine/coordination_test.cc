@@ -284,7 +284,7 @@ TEST_P(CoordinationTest, ClaimsBatchedWithRefusedCallsKeepOneGapFreeChain) {
   // One task.claimed per claim, one agent.registered per worker; nothing of
   // the strangers.
   EXPECT_EQ(verified["events"].get<int64_t>(), before + kThreads * kRounds + kThreads);
-  Refused("agent.show", {{"id", "s0-0"}}, StatusCode::kNotFound);
+  ExpectRefused("agent.show", {{"id", "s0-0"}}, StatusCode::kNotFound);
   for (const std::string& id : ready) EXPECT_EQ(StatusOf(id), "in_progress") << id;
 }
 
