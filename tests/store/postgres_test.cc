@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -370,6 +371,24 @@ TEST(PostgresStoreTest, ARollbackUndoesWhatWasHeldBackAfterItsSavepointWithoutSe
   ASSERT_TRUE(t.Release("op").ok());
   EXPECT_EQ(Definitions(t), (std::vector<std::string>{"a"}));
   ASSERT_TRUE(t.Commit().ok());
+}
+
+// A read transaction's BEGIN waits for its first statement; whatever sends
+// it (here the prepare of a statement held back), the transaction is ended
+// on the server, and the connection's next one starts afresh.
+TEST(PostgresStoreTest, AReadTransactionIsEndedWhateverSentItsBegin) {
+  std::unique_ptr<Store> store = MustOpen(NewPostgresStore());
+  Session session = Begin(*store, TxnMode::kRead);
+  ASSERT_TRUE(session.txn->ExecLater("SELECT ?::bigint", {SqlInt(1)}).ok());
+  session.txn.reset();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  Result<std::unique_ptr<Txn>> next = session.conn->Begin(TxnMode::kRead);
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  // now() is when the transaction began: this one, not the one before.
+  Result<std::vector<Row>> age =
+      (*next)->Query("SELECT (extract(epoch FROM statement_timestamp() - now()) * 1000)::bigint", {});
+  ASSERT_TRUE(age.ok()) << age.status().ToString();
+  EXPECT_LT((*age)[0].Int(0), 100) << "the read transaction before it was never ended";
 }
 
 TEST(PostgresStoreTest, AStatementThatCannotBePreparedFindsItsSavepointToRollBackTo) {

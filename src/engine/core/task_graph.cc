@@ -414,6 +414,8 @@ Result<Json> ClaimTask(OpContext& ctx, const Json& in) {
                                                 .expires_at_ms = expires,
                                                 .now = ctx.now}));
     if (ready) {
+      // Checked after the UPDATE: a refusal fails the operation, and its
+      // savepoint takes the claim back.
       ASSIGN_OR_RETURN(const Machine* machine, ctx.machines.Get(ready->before.machine));
       RETURN_IF_ERROR(machine->Check(kReady, kInProgress, ctx.transition())
                           .WithPrefix("task " + ready->before.id));

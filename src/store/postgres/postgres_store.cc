@@ -85,6 +85,7 @@ class PostgresTxn final : public Txn {
   bool holds_writes_back() const override { return true; }
   Status ExecLater(std::string_view sql, SqlParams params) override {
     RETURN_IF_ERROR(EarlierFailure());
+    begin_waits_ = false;  // a statement prepared now sends what waits first
     return Remember(session_->DeferRun(sql, params));
   }
   // A savepoint travels with the operation's first statement (PgSession::
