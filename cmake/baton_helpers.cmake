@@ -6,7 +6,8 @@
 #   otherwise carry its own 380 MB instrumented copy (17 GB a tree).
 # baton_cc_test(NAME x SRCS x_test.cc DEPS lib [LABELS unit] [TIMEOUT 120]
 #               [POSTGRES [SQLITE_ONLY Suite.Case:Suite2.*]])
-#   A GoogleTest binary registered with CTest, tests discovered one by one.
+#   A GoogleTest binary registered with CTest, tests discovered one by one;
+#   not built at all when labelled scenario and BATON_SCENARIO_SUITES is OFF.
 #   POSTGRES registers its tests a second time as "pg:Suite.Case", run with
 #   BATON_TEST_BACKEND=postgres: every store the suite opens through
 #   OpenApi is then a PostgreSQL database (tests/testing/test_util.h). The
@@ -42,6 +43,10 @@ endfunction()
 
 function(baton_cc_test)
   cmake_parse_arguments(ARG "POSTGRES" "NAME;TIMEOUT;SQLITE_ONLY" "SRCS;DEPS;LABELS" ${ARGN})
+  # The sanitizer tree runs only the unit suites: it need not build the rest.
+  if(NOT BATON_SCENARIO_SUITES AND "scenario" IN_LIST ARG_LABELS)
+    return()
+  endif()
   add_executable(${ARG_NAME} ${ARG_SRCS})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   # A suite's own file, not the code it tests, is built without optimising:

@@ -42,7 +42,8 @@ if [ "${BATON_SKIP_ASAN:-0}" != "1" ]; then
   # engine twice); -O1, as the sanitizers' authors advise.
   step "sanitizer build"
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
-    -DCMAKE_CXX_FLAGS_DEBUG="-O1" -DBATON_FUZZ=ON -DBATON_BUILD_BENCHMARKS=OFF >/dev/null
+    -DCMAKE_CXX_FLAGS_DEBUG="-O1" -DBATON_FUZZ=ON -DBATON_BUILD_BENCHMARKS=OFF \
+    -DBATON_SCENARIO_SUITES=OFF >/dev/null
   cmake --build build-asan -j"$jobs"
   step "sanitizer suites and fuzz targets"
   (cd build-asan && ctest --output-on-failure -j"$jobs" -L 'unit|fuzz' -E '^pg:' --timeout 900)
