@@ -239,10 +239,13 @@ TEST(PostgresStoreTest, AWriterThatWaitedSeesWhatItsPredecessorCommitted) {
     ASSERT_TRUE(rows.ok()) << rows.status().ToString();
     seen = (*rows)[0].Int(0);
   });
-  // The second writer waits for the lock before the first commits.
+  // The second writer waits for the lock before the first commits (in this
+  // database: pg_locks shows the whole server's, other suites' too).
   EXPECT_TRUE(::baton::testing::Eventually([&] {
-    return PlainQuery(location, "SELECT COUNT(*) FROM pg_locks "
-                                "WHERE locktype = 'advisory' AND NOT granted") == "1";
+    return PlainQuery(location,
+                      "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT "
+                      "granted AND database = (SELECT oid FROM pg_database WHERE datname = "
+                      "current_database())") == "1";
   }));
   EXPECT_TRUE((*holding)
                   ->Exec("INSERT INTO graph_definitions (hash, text, created_at) "
