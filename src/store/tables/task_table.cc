@@ -271,46 +271,43 @@ Result<std::optional<ClaimedTaskRow>> ClaimNextUnclaimedTaskRow(Txn& txn,
                            " ORDER BY priority DESC, position, created_at, id LIMIT 1";
   params.push_back(SqlText(claim.owner));
   std::optional<ClaimedTaskRow> claimed;
-  if (txn.dialect() == SqlDialect::kPostgres) {
-    // One round trip: the row as it was comes back, the UPDATE's effect on
-    // it is known (ApplyClaim).
-    for (SqlValue v : {SqlText(claim.to_status), SqlText(claim.owner),
-                       SqlInt(claim.expires_at_ms), SqlText(claim.now)}) {
-      params.push_back(std::move(v));
-    }
-    ASSIGN_OR_RETURN(
-        std::vector<Row> rows,
-        txn.Query("WITH next AS (" + next + " FOR UPDATE SKIP LOCKED), claimed AS ("
-                  "UPDATE tasks SET status = ?, lease_owner = ?, "
-                  "lease_epoch = tasks.lease_epoch + 1, lease_expires_at = ?, "
-                  "attempts = tasks.attempts + 1, blocked_reason = NULL, "
-                  "version = tasks.version + 1, updated_at = ? "
-                  "FROM next WHERE tasks.id = next.id RETURNING tasks.id) "
-                  "SELECT next.* FROM next JOIN claimed ON claimed.id = next.id",
-                  params));
-    if (rows.empty()) return claimed;
-    claimed = ClaimedTaskRow{.before = TaskFromRow(rows[0]), .after = {}};
-  } else {
+  // The claim of "before": a new attempt at the epoch after its own.
+  auto claim_of = [&claim](const Task& before) {
+    return TaskClaim{.to_status = claim.to_status,
+                     .owner = claim.owner,
+                     .epoch = before.lease_epoch + 1,
+                     .expires_at_ms = claim.expires_at_ms,
+                     .new_attempt = true,
+                     .now = claim.now};
+  };
+  if (txn.dialect() != SqlDialect::kPostgres) {
     ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(next, params));
     if (rows.empty()) return claimed;
-    claimed = ClaimedTaskRow{.before = TaskFromRow(rows[0]), .after = {}};
-    ASSIGN_OR_RETURN(int64_t changed,
-                     txn.Exec("UPDATE tasks SET status = ?, lease_owner = ?, "
-                              "lease_epoch = lease_epoch + 1, lease_expires_at = ?, "
-                              "attempts = attempts + 1, blocked_reason = NULL, "
-                              "version = version + 1, updated_at = ? WHERE id = ?",
-                              {SqlText(claim.to_status), SqlText(claim.owner),
-                               SqlInt(claim.expires_at_ms), SqlText(claim.now),
-                               SqlText(claimed->before.id)}));
-    if (changed != 1) return InternalError("task " + claimed->before.id + " vanished mid-claim");
+    claimed = ClaimedTaskRow{.before = TaskFromRow(rows[0]), .after = TaskFromRow(rows[0])};
+    ASSIGN_OR_RETURN(const bool updated,
+                     ClaimTaskRow(txn, claimed->after, claim_of(claimed->before)));
+    if (!updated) return InternalError("task " + claimed->before.id + " changed mid-claim");
+    return claimed;
   }
-  claimed->after = claimed->before;
-  ApplyClaim(claimed->after, {.to_status = claim.to_status,
-                              .owner = claim.owner,
-                              .epoch = claimed->before.lease_epoch + 1,
-                              .expires_at_ms = claim.expires_at_ms,
-                              .new_attempt = true,
-                              .now = claim.now});
+  // One round trip: the row as it was comes back, and the UPDATE's effect on
+  // it is known (ApplyClaim).
+  for (SqlValue v : {SqlText(claim.to_status), SqlText(claim.owner), SqlInt(claim.expires_at_ms),
+                     SqlText(claim.now)}) {
+    params.push_back(std::move(v));
+  }
+  ASSIGN_OR_RETURN(
+      std::vector<Row> rows,
+      txn.Query("WITH next AS (" + next + " FOR UPDATE SKIP LOCKED), claimed AS ("
+                "UPDATE tasks SET status = ?, lease_owner = ?, "
+                "lease_epoch = tasks.lease_epoch + 1, lease_expires_at = ?, "
+                "attempts = tasks.attempts + 1, blocked_reason = NULL, "
+                "version = tasks.version + 1, updated_at = ? "
+                "FROM next WHERE tasks.id = next.id RETURNING tasks.id) "
+                "SELECT next.* FROM next JOIN claimed ON claimed.id = next.id",
+                params));
+  if (rows.empty()) return claimed;
+  claimed = ClaimedTaskRow{.before = TaskFromRow(rows[0]), .after = TaskFromRow(rows[0])};
+  ApplyClaim(claimed->after, claim_of(claimed->before));
   return claimed;
 }
 
