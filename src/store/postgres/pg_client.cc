@@ -166,6 +166,8 @@ PgSession::~PgSession() { PQfinish(conn_); }
 
 bool PgSession::healthy() const { return !broken_ && PQstatus(conn_) == CONNECTION_OK; }
 
+bool PgSession::in_transaction() const { return PQtransactionStatus(conn_) != PQTRANS_IDLE; }
+
 std::string PgSession::server_version() const {
   const int v = PQserverVersion(conn_);
   return std::to_string(v / 10000) + "." + std::to_string(v % 10000);

@@ -67,6 +67,9 @@ class PgSession {
 
   // Whether the connection is still good (false once the server went away).
   bool healthy() const;
+  // Whether the server has a transaction open on it (or cannot say: a lost
+  // connection). A BEGIN still deferred has opened none.
+  bool in_transaction() const;
   // The server's version, e.g. "15.18".
   std::string server_version() const;
   PGconn* raw() { return conn_; }

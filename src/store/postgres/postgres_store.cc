@@ -61,16 +61,15 @@ class PostgresTxn final : public Txn {
   using Txn::Exec;
   using Txn::ExecLater;
 
-  // "begin_waits": the BEGIN was deferred (PgSession::Defer) and travels
-  // with the first statement; a transaction that sends none costs nothing.
-  PostgresTxn(PgSession* session, bool begin_waits)
-      : session_(session), begin_waits_(begin_waits) {}
+  // A read transaction's BEGIN may still be deferred (PgSession::Defer): it
+  // travels with the first statement, and one that sends none costs nothing.
+  explicit PostgresTxn(PgSession* session) : session_(session) {}
   ~PostgresTxn() override {
     // Destructors never fail (STYLE.md rule 10): a rollback that fails
     // leaves a broken connection, which the server rolls back itself.
     if (!done_) {
       session_->DropDeferred();
-      if (!begin_waits_) (void)session_->Simple("ROLLBACK");
+      if (session_->in_transaction()) (void)session_->Simple("ROLLBACK");
     }
   }
 
@@ -85,7 +84,6 @@ class PostgresTxn final : public Txn {
   bool holds_writes_back() const override { return true; }
   Status ExecLater(std::string_view sql, SqlParams params) override {
     RETURN_IF_ERROR(EarlierFailure());
-    begin_waits_ = false;  // a statement prepared now sends what waits first
     return Remember(session_->DeferRun(sql, params));
   }
   // A savepoint travels with the operation's first statement (PgSession::
@@ -97,7 +95,6 @@ class PostgresTxn final : public Txn {
   }
   Status RollbackTo(std::string_view name) override {
     session_->DropDeferredAfterSavepoint(name);
-    begin_waits_ = false;
     Status s = session_->Simple("ROLLBACK TO SAVEPOINT " + std::string(name)).status();
     if (s.ok()) failed_ = Status();
     return s;
@@ -106,12 +103,11 @@ class PostgresTxn final : public Txn {
   // operation's, never the next one's.
   Status Release(std::string_view name) override {
     RETURN_IF_ERROR(failed_);
-    begin_waits_ = false;
     return Remember(session_->Simple("RELEASE SAVEPOINT " + std::string(name)).status());
   }
   Status Commit() override {
     done_ = true;
-    if (begin_waits_) {  // nothing was sent: nothing to end
+    if (!session_->in_transaction()) {  // its BEGIN never left: nothing to end
       session_->DropDeferred();
       return Status();
     }
@@ -147,7 +143,6 @@ class PostgresTxn final : public Txn {
   }
   Result<std::vector<Row>> Step(std::string_view sql, SqlParams params, int64_t* changes) {
     RETURN_IF_ERROR(EarlierFailure());
-    begin_waits_ = false;
     Result<std::vector<Row>> rows = session_->Run(sql, params, changes);
     if (!rows.ok()) (void)Remember(rows.status());
     return rows;
@@ -158,7 +153,6 @@ class PostgresTxn final : public Txn {
   }
 
   PgSession* session_;
-  bool begin_waits_;
   bool done_ = false;
   Status failed_;  // the first failure; the server ignores the rest
 };
@@ -173,7 +167,7 @@ class PostgresConnection final : public Connection {
       // Nothing can refuse it but a lost server, which the first statement
       // hears as well: it goes with that statement, one round trip fewer.
       session_->Defer("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      return std::unique_ptr<Txn>(new PostgresTxn(session_.get(), /*begin_waits=*/true));
+      return std::unique_ptr<Txn>(new PostgresTxn(session_.get()));
     }
     // A write waits here for the write lock: a busy store is refused before
     // any operation of the batch runs.
@@ -186,7 +180,7 @@ class PostgresConnection final : public Connection {
       if (session_->healthy()) (void)session_->Simple("ROLLBACK");
       return s;
     }
-    return std::unique_ptr<Txn>(new PostgresTxn(session_.get(), /*begin_waits=*/false));
+    return std::unique_ptr<Txn>(new PostgresTxn(session_.get()));
   }
   bool broken() const override { return !session_->healthy(); }
 
