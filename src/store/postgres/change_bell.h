@@ -17,10 +17,8 @@
 
 namespace baton {
 
-// The channel every baton process on a database listens on.
-inline constexpr char kChangeChannel[] = "baton_change";
-
-// Starts listening on "session", which the bell then owns.
+// Starts listening on "session", which the bell then owns: channel
+// "baton_change", which every baton process on a database listens on.
 Result<std::unique_ptr<ChangeBell>> OpenPostgresChangeBell(std::unique_ptr<PgSession> session);
 
 }  // namespace baton
