@@ -88,6 +88,80 @@ void FreshDatabase(const std::string& server, const std::string& name) {
   PgExec(Database(server, "postgres"), "CREATE DATABASE " + name);
 }
 
+// ---- CPU: where each operation's time goes ----
+
+// CPU seconds so far of the processes that serve a benchmark: PostgreSQL's
+// (every process named postgres; an ended backend's time is in the
+// postmaster's children's), baton's (`baton serve`), and the clients' (this
+// process: its HTTP clients, and pgbench, a child that has ended).
+struct Cpu {
+  double postgres = 0;
+  double baton = 0;
+  double client = 0;
+  Cpu operator-(const Cpu& o) const {
+    return {postgres - o.postgres, baton - o.baton, client - o.client};
+  }
+  Cpu operator/(double n) const { return {postgres / n, baton / n, client / n}; }
+  double total() const { return postgres + baton + client; }
+};
+
+// From /proc/PID/stat: the command name and utime+stime+cutime+cstime.
+bool ProcessCpu(const std::string& stat_path, std::string* comm, double* seconds) {
+  std::ifstream in(stat_path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t open = text.find('(');
+  const size_t close = text.rfind(')');
+  if (open == std::string::npos || close == std::string::npos) return false;
+  *comm = text.substr(open + 1, close - open - 1);
+  std::vector<std::string> fields;  // from field 3 (state) on
+  for (size_t at = close + 2; at < text.size();) {
+    size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    fields.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  if (fields.size() < 15) return false;
+  double ticks = 0;
+  for (int i = 11; i <= 14; ++i) ticks += std::atof(fields[i].c_str());  // fields 14-17
+  *seconds = ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+  return true;
+}
+
+Cpu CpuNow() {
+  Cpu cpu;
+  std::string comm;
+  double seconds = 0;
+  if (ProcessCpu("/proc/self/stat", &comm, &seconds)) cpu.client = seconds;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (!ProcessCpu(entry.path() / "stat", &comm, &seconds)) continue;  // ended meanwhile
+    if (comm == "postgres") cpu.postgres += seconds;
+    if (comm == "baton") cpu.baton += seconds;
+  }
+  return cpu;
+}
+
+// A rate with the CPU each of its operations took.
+struct Measured {
+  double rate = 0;  // operations per second
+  Cpu per_op;       // CPU seconds per operation
+};
+
+// Runs "run", which answers the operations per second it kept up for
+// "seconds", between two readings of the CPU. Its set-up (connecting,
+// pgbench's start) counts too: a little more per operation than the
+// operation alone, on every row alike.
+template <typename Run>
+Measured MeasureCpu(double seconds, Run run) {
+  const Cpu before = CpuNow();
+  Measured m;
+  m.rate = run();
+  const double ops = m.rate * seconds;
+  if (ops > 0) m.per_op = (CpuNow() - before) / ops;
+  return m;
+}
+
 // ---- Raw PostgreSQL: pgbench on the same server ----
 
 constexpr const char* kRawSchema =
@@ -133,8 +207,8 @@ void WriteFile(const std::string& path, const std::string& text) {
 }
 
 struct Rates {
-  std::vector<double> writes;  // per client count
-  std::vector<double> claims;
+  std::vector<Measured> writes;  // per client count
+  std::vector<Measured> claims;
 };
 
 Rates RawPostgres(const std::string& server, const std::string& dir, const Args& args) {
@@ -145,12 +219,14 @@ Rates RawPostgres(const std::string& server, const std::string& dir, const Args&
   WriteFile(dir + "/claim.sql", kRawClaim);
   Rates rates;
   for (int n : args.clients) {
-    rates.writes.push_back(Pgbench(db, dir + "/insert.sql", n, args.seconds));
+    rates.writes.push_back(
+        MeasureCpu(args.seconds, [&] { return Pgbench(db, dir + "/insert.sql", n, args.seconds); }));
     PgExec(db, "TRUNCATE bench_tasks, bench_ledger");
     PgExec(db, "INSERT INTO bench_tasks (id, status, position) SELECT g, 'ready', g FROM "
                "generate_series(1, 200000) g");
     PgExec(db, "VACUUM ANALYZE bench_tasks");
-    rates.claims.push_back(Pgbench(db, dir + "/claim.sql", n, args.seconds));
+    rates.claims.push_back(
+        MeasureCpu(args.seconds, [&] { return Pgbench(db, dir + "/claim.sql", n, args.seconds); }));
   }
   return rates;
 }
@@ -268,8 +344,9 @@ Rates Baton(const std::string& location, int servers_n, const std::string& dir, 
   }
   Rates rates;
   for (int n : args.clients) {
-    rates.writes.push_back(WriteRate(servers, n, args.seconds));
-    rates.claims.push_back(ClaimRate(servers, tokens, n, args.seconds));
+    rates.writes.push_back(MeasureCpu(args.seconds, [&] { return WriteRate(servers, n, args.seconds); }));
+    rates.claims.push_back(
+        MeasureCpu(args.seconds, [&] { return ClaimRate(servers, tokens, n, args.seconds); }));
   }
   return rates;
 }
@@ -359,6 +436,38 @@ void PrintTable(const char* title, const char* raw_what, const std::vector<doubl
   std::fflush(stdout);
 }
 
+std::vector<double> RatesOf(const std::vector<Measured>& measured) {
+  std::vector<double> rates;
+  for (const Measured& m : measured) rates.push_back(m.rate);
+  return rates;
+}
+
+// Microseconds of CPU per operation, PostgreSQL's + baton's + the clients',
+// and what that total allows on this machine's cores if nothing waited.
+void PrintCpu(const char* title, const std::vector<Measured>& raw,
+              const std::vector<std::pair<std::string, std::vector<Measured>>>& rows,
+              const Args& args) {
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  std::printf("\n%s: CPU µs per operation, postgres + baton + client = total (→ the most ops/s "
+              "%ld cores allow)\n\n| what |",
+              title, cores);
+  for (int n : args.clients) std::printf(" %d client%s |", n, n == 1 ? "" : "s");
+  std::printf("\n|---|");
+  for (size_t i = 0; i < args.clients.size(); ++i) std::printf("---:|");
+  auto row = [&](const std::string& what, const std::vector<Measured>& measured) {
+    std::printf("\n| %s |", what.c_str());
+    for (const Measured& m : measured) {
+      const Cpu us = m.per_op / 1e-6;
+      std::printf(" %.0f + %.0f + %.0f = %.0f (→ %.0f) |", us.postgres, us.baton, us.client,
+                  us.total(), us.total() > 0 ? cores * 1e6 / us.total() : 0.0);
+    }
+  };
+  row("raw PostgreSQL (pgbench)", raw);
+  for (const auto& [what, measured] : rows) row(what, measured);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
 Args ParseArgs(int argc, char** argv) {
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -427,14 +536,20 @@ int main(int argc, char** argv) {
 
   std::vector<std::pair<std::string, std::vector<double>>> writes;
   std::vector<std::pair<std::string, std::vector<double>>> claims;
+  std::vector<std::pair<std::string, std::vector<Measured>>> write_cpu;
+  std::vector<std::pair<std::string, std::vector<Measured>>> claim_cpu;
   for (const auto& [what, rates] : baton) {
-    writes.emplace_back(what, rates.writes);
-    claims.emplace_back(what, rates.claims);
+    writes.emplace_back(what, RatesOf(rates.writes));
+    claims.emplace_back(what, RatesOf(rates.claims));
+    write_cpu.emplace_back(what, rates.writes);
+    claim_cpu.emplace_back(what, rates.claims);
   }
   PrintTable("Durable writes: run.add_progress over HTTP", "raw PostgreSQL: one-row INSERT per transaction (pgbench)",
-             raw.writes, writes, args);
+             RatesOf(raw.writes), writes, args);
   PrintTable("Claims: task.claim over HTTP", "raw PostgreSQL: SKIP LOCKED claim + ledger row (pgbench)",
-             raw.claims, claims, args);
+             RatesOf(raw.claims), claims, args);
+  PrintCpu("Durable writes", raw.writes, write_cpu, args);
+  PrintCpu("Claims", raw.claims, claim_cpu, args);
 
   std::fprintf(stderr, "wake latency...\n");
   const std::string name = "bench_baton_wake";
