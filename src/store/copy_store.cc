@@ -57,10 +57,13 @@ struct TablePlan {
 // The tables in an order where each comes after the tables it refers to
 // (PostgreSQL checks a reference at each INSERT), else in the order the
 // migrations made them: a column added later may refer to a later table.
+// The target's migrations made its schema_migrations, and its triggers keep
+// its row_counts as the rows arrive.
 Result<std::vector<TablePlan>> PlanTables(Txn& source) {
   ASSIGN_OR_RETURN(std::vector<Row> made,
                    source.Query("SELECT name FROM sqlite_schema WHERE type = 'table' AND "
-                                "name NOT LIKE 'sqlite%' AND name <> 'schema_migrations' "
+                                "name NOT LIKE 'sqlite%' AND "
+                                "name NOT IN ('schema_migrations', 'row_counts') "
                                 "ORDER BY rowid",
                                 {}));
   std::vector<TablePlan> pending;

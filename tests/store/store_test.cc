@@ -40,6 +40,18 @@ int64_t CountRows(Store& store, const std::string& sql) {
   return rows.ok() ? (*rows)[0].Int(0) : -1;
 }
 
+// Makes "txn"'s store what migration 10 left (for tests of a store made
+// before migration 11).
+void UndoMigrationEleven(Txn& txn) {
+  for (const char* sql :
+       {"DROP TRIGGER projects_added", "DROP TRIGGER projects_removed", "DROP TRIGGER runs_added",
+        "DROP TRIGGER runs_removed", "DROP TRIGGER tasks_added", "DROP TRIGGER tasks_removed",
+        "DROP TABLE row_counts", "DROP INDEX events_run_kind", "DROP INDEX runs_updated",
+        "DROP INDEX questions_open", "DELETE FROM schema_migrations WHERE version = 11"}) {
+    ASSERT_TRUE(txn.Exec(sql, {}).ok()) << sql;
+  }
+}
+
 TEST(StoreTest, NewStoreIsMigratedWithWalAndDurability) {
   TempDir dir;
   // A missing folder is never made: a mistyped path is refused.
@@ -97,6 +109,7 @@ TEST(StoreTest, MigrationTenMovesAGraphConversationOutOfTheRunRow) {
     ASSERT_TRUE(conn.ok());
     auto txn = (*conn)->Begin(TxnMode::kWrite);
     ASSERT_TRUE(txn.ok());
+    UndoMigrationEleven(**txn);
     for (const char* sql : {"DROP TABLE graph_messages",
                             "DELETE FROM schema_migrations WHERE version = 10"}) {
       ASSERT_TRUE((*txn)->Exec(sql, {}).ok()) << sql;
@@ -130,7 +143,9 @@ TEST(StoreTest, MigrationTenMovesAGraphConversationOutOfTheRunRow) {
   for (const Row& r : *metas) stored[r.Str(0)] = r.Str(1);
   EXPECT_EQ(stored["graph-run"], R"({"graph":{"attempt":0}})");
   for (const OldRun& r : old_runs) {
-    if (r.id != std::string("graph-run")) EXPECT_EQ(stored[r.id], r.meta) << r.id;
+    if (r.id != std::string("graph-run")) {
+      EXPECT_EQ(stored[r.id], r.meta) << r.id;
+    }
   }
 
   Result<baton::Run> graph = LoadRunRow(**txn, "graph-run");
@@ -142,6 +157,50 @@ TEST(StoreTest, MigrationTenMovesAGraphConversationOutOfTheRunRow) {
   Result<baton::Run> odd = LoadRunRow(**txn, "odd-run");
   ASSERT_TRUE(odd.ok());
   EXPECT_EQ(odd->meta["conversationHistory"], "legacy text");
+}
+
+// Migration 11 on a store that already holds rows: the counts baton status
+// shows start from what is there, and the triggers keep them from then on.
+TEST(StoreTest, MigrationElevenCountsTheRowsThereAndKeepsCounting) {
+  TempDir dir;
+  const std::string path = dir.File("old.db");
+  auto insert_run = [](Txn& txn, const std::string& id) {
+    ASSERT_TRUE(txn.Exec("INSERT INTO runs (id, profile, machine, status, title, context, meta, "
+                         "version, created_at, updated_at) VALUES (?, 'baton', 'baton.run', "
+                         "'running', '', '{}', '{}', 1, 'now', 'now')",
+                         {SqlText(id)})
+                    .ok());
+  };
+  {
+    auto store = MustOpen(path);
+    auto conn = store->Connect();
+    ASSERT_TRUE(conn.ok());
+    auto txn = (*conn)->Begin(TxnMode::kWrite);
+    ASSERT_TRUE(txn.ok());
+    UndoMigrationEleven(**txn);
+    for (const char* id : {"a", "b", "c"}) insert_run(**txn, id);
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  auto store = MustOpen(path);
+  EXPECT_EQ(CountRows(*store, "SELECT n FROM row_counts WHERE name = 'runs'"), 3);
+  EXPECT_EQ(CountRows(*store, "SELECT n FROM row_counts WHERE name = 'tasks'"), 0);
+  auto conn = store->Connect();
+  ASSERT_TRUE(conn.ok());
+  {
+    auto txn = (*conn)->Begin(TxnMode::kWrite);
+    ASSERT_TRUE(txn.ok());
+    insert_run(**txn, "d");
+    ASSERT_TRUE((*txn)->Exec("DELETE FROM runs WHERE id = 'a'", {}).ok());
+    insert_run(**txn, "e");
+    ASSERT_TRUE((*txn)->Commit().ok());
+  }
+  {
+    auto txn = (*conn)->Begin(TxnMode::kWrite);
+    ASSERT_TRUE(txn.ok());
+    insert_run(**txn, "rolled-back");
+  }  // never committed: rolled back
+  EXPECT_EQ(CountRows(*store, "SELECT n FROM row_counts WHERE name = 'runs'"), 4);
+  EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM runs"), 4);
 }
 
 // A graph commit's context patch: keys set and removed, whatever they are

@@ -14,12 +14,13 @@
 namespace baton {
 namespace {
 
-Result<Json> Counts(Txn& txn) {
+// "events": the ledger's head seq, as its chain has no gaps.
+Result<Json> Counts(Txn& txn, int64_t head_seq) {
   Json counts = Json::object();
   ASSIGN_OR_RETURN(counts["projects"], CountAllProjectRows(txn));
   ASSIGN_OR_RETURN(counts["runs"], CountAllRunRows(txn));
   ASSIGN_OR_RETURN(counts["tasks"], CountAllTaskRows(txn));
-  ASSIGN_OR_RETURN(counts["events"], CountAllEventRows(txn));
+  counts["events"] = head_seq;
   return counts;
 }
 
@@ -72,8 +73,8 @@ Result<Json> Mirrors(Txn& txn) {
 
 Result<Json> StoreOverview(OpContext& ctx) {
   Json out = Json::object();
-  ASSIGN_OR_RETURN(out["counts"], Counts(ctx.txn));
   ASSIGN_OR_RETURN(std::optional<LedgerHeadRow> head, LoadLedgerHeadRow(ctx.txn));
+  ASSIGN_OR_RETURN(out["counts"], Counts(ctx.txn, head ? head->seq : 0));
   out["ledger"] = {{"head_seq", head ? head->seq : 0},
                    {"head_hash", head ? head->hash : std::string(kGenesisHash)}};
   ASSIGN_OR_RETURN(out["active_runs"], ActiveRuns(ctx));

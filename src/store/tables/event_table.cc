@@ -159,11 +159,4 @@ Result<int64_t> CountRunProgressEvents(Txn& txn, const std::string& run_id) {
   return count.Int(0);
 }
 
-// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
-
-Result<int64_t> CountAllEventRows(Txn& txn) {
-  ASSIGN_OR_RETURN(Row r, txn.QueryOne("SELECT COUNT(*) FROM events", {}, "events"));
-  return r.Int(0);
-}
-
 }  // namespace baton

@@ -95,11 +95,6 @@ Result<EventCount> CountEventsAfter(Txn& txn, int64_t after, const std::string& 
 // How many progress notes (events of kind run.progress) run "run_id" has.
 Result<int64_t> CountRunProgressEvents(Txn& txn, const std::string& run_id);
 
-// ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
-
-// baton status: how many events the ledger holds.
-Result<int64_t> CountAllEventRows(Txn& txn);
-
 }  // namespace baton
 
 #endif  // BATON_SRC_STORE_TABLES_EVENT_TABLE_H_
