@@ -161,6 +161,8 @@ struct FixedArgs {
   LogFilter log;
   TransferArgs transfer;
   bool verify_deep = false;
+  int64_t verify_since = 0;
+  std::string verify_since_hash;
 };
 
 constexpr const char* kSecretFileHelp =
@@ -251,7 +253,18 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
   auto* verify = app.add_subcommand("verify", "Check the store (SQLite's integrity check, the hash chain, the witness of its head); non-zero exit naming what is wrong");
   auto* deep = &args.verify_deep;
   verify->add_flag("--deep", *deep, "also check every run, task, lease, agent and token row against the ledger");
-  verify->callback([&run, &env, deep] { run = [&env, deep] { return env.CallAndPrint("ledger.verify", Json{{"deep", *deep}}); }; });
+  auto* since = &args.verify_since;
+  auto* since_hash = &args.verify_since_hash;
+  verify->add_option("--since", *since, "walk the chain only after this seq (the events a verify that passed counted)");
+  verify->add_option("--since-hash", *since_hash, "the head_hash that verify answered: seq --since must still have it");
+  verify->callback([&run, &env, deep, since, since_hash] {
+    run = [&env, deep, since, since_hash] {
+      Json in = {{"deep", *deep}};
+      if (*since > 0) in["since"] = *since;
+      if (!since_hash->empty()) in["since_hash"] = *since_hash;
+      return env.CallAndPrint("ledger.verify", in);
+    };
+  });
 
   auto* log = app.add_subcommand("log", "Show ledger events");
   auto* filter = &args.log;

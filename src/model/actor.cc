@@ -16,13 +16,18 @@ Status CheckRole(std::string_view role) {
 }
 
 Actor LocalHumanActor() {
-  const char* user = std::getenv("USER");
-  std::string id = user != nullptr && *user != '\0' ? user : "";
-  if (id.empty()) {
-    if (const passwd* pw = getpwuid(getuid()); pw != nullptr) id = pw->pw_name;
-  }
-  if (id.empty()) id = "human";
-  return Actor{id, "human", AllGrants()};
+  // Looked up once: the HTTP server names the human on every request it
+  // serves as the human's, and without $USER (a service) the lookup reads
+  // /etc/passwd.
+  static const std::string* const id = [] {
+    const char* user = std::getenv("USER");
+    std::string name = user != nullptr && *user != '\0' ? user : "";
+    if (name.empty()) {
+      if (const passwd* pw = getpwuid(getuid()); pw != nullptr) name = pw->pw_name;
+    }
+    return new std::string(name.empty() ? "human" : name);
+  }();
+  return Actor{*id, "human", AllGrants()};
 }
 
 }  // namespace baton

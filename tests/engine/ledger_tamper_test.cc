@@ -196,5 +196,60 @@ TEST_F(LedgerTamperTest, VerifyNamesTheSeqOfWhicheverRowWasEdited) {
   }
 }
 
+// verify --since N --since-hash H, from a verify that answered N events
+// and head H: it walks only what came after N, so it names an edit there and
+// an edit of event N itself, and does not see one before N (a whole verify
+// does).
+TEST_F(LedgerTamperTest, VerifySinceACheckpointWalksWhatCameAfterIt) {
+  TempDir copy;
+  const std::string store = CopyStore(Store(), copy);
+  Json checkpoint;
+  int64_t now = 0;
+  {
+    auto api = OpenApi(store);
+    checkpoint = MustCall(*api, "ledger.verify", Json::object());
+    ASSERT_EQ(checkpoint["events"], events_);
+    DoSomeWork(*api, 1000);
+    now = LedgerLength(*api);
+  }
+  ASSERT_GT(now, events_ + 5);
+  const Json since = {{"since", events_}, {"since_hash", checkpoint["head_hash"]}};
+  auto verify = [&](const Json& in) {
+    auto api = OpenApi(store);
+    return api->Call("ledger.verify", in, Human());
+  };
+  Result<Json> clean = verify(since);
+  ASSERT_TRUE(clean.ok()) << clean.status().ToString();
+  EXPECT_EQ((*clean)["events"], now);
+  EXPECT_EQ((*clean)["structure"], "not checked (since)");
+  ProcessResult cli = RunBaton({"--store", store, "verify", "--since", std::to_string(events_),
+                                "--since-hash", checkpoint["head_hash"].get<std::string>()});
+  EXPECT_EQ(cli.exit_code, 0) << cli.out << cli.err;
+
+  Result<Json> beyond = verify({{"since", now + 1}});
+  EXPECT_EQ(beyond.status().code(), StatusCode::kNotFound) << beyond.status().ToString();
+
+  std::mt19937 rng(BaseSeed());
+  Tamper(store, "payload", events_ - 3, rng);  // before the checkpoint
+  EXPECT_TRUE(verify(since).ok()) << "since walked before its checkpoint";
+  Result<Json> whole = verify(Json::object());
+  EXPECT_EQ(whole.status().details().value("first_broken_seq", int64_t{0}), events_ - 3);
+
+  Tamper(store, "summary", events_ + 2, rng);  // after it
+  Result<Json> after = verify(since);
+  EXPECT_EQ(after.status().code(), StatusCode::kDataLoss);
+  EXPECT_EQ(after.status().details().value("first_broken_seq", int64_t{0}), events_ + 2)
+      << after.status().ToString();
+
+  Tamper(store, "hash", events_, rng);  // the checkpoint's own event
+  Result<Json> moved = verify(since);
+  ASSERT_FALSE(moved.ok());
+  EXPECT_EQ(moved.status().details().value("first_broken_seq", int64_t{0}), events_)
+      << moved.status().ToString();
+  EXPECT_NE(moved.status().message().find("not the since_hash verified before"),
+            std::string::npos)
+      << moved.status().message();
+}
+
 }  // namespace
 }  // namespace baton::testing

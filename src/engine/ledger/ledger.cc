@@ -192,6 +192,17 @@ Result<VerifyReport> WalkChain(Txn& txn, int64_t first, std::string prev) {
 
 Result<VerifyReport> VerifyLedger(Txn& txn) { return WalkChain(txn, 1, kGenesisHash); }
 
+Result<VerifyReport> VerifyLedgerSince(Txn& txn, int64_t since, std::string* anchor) {
+  if (since == 0) {
+    *anchor = kGenesisHash;
+    return WalkChain(txn, 1, kGenesisHash);
+  }
+  ASSIGN_OR_RETURN(std::optional<std::string> at, FindEventHash(txn, since));
+  if (!at) return NotFoundError("since: the ledger holds no event " + std::to_string(since));
+  *anchor = *at;
+  return WalkChain(txn, since + 1, *at);
+}
+
 Result<VerifyReport> VerifyLedgerTail(Txn& txn, int64_t count) {
   ASSIGN_OR_RETURN(std::optional<LedgerHeadRow> head, LoadLedgerHeadRow(txn));
   const int64_t head_seq = head ? head->seq : 0;

@@ -105,6 +105,12 @@ Result<VerifyReport> VerifyLedger(Txn& txn);
 // window is not seen (that is VerifyLedger's job).
 Result<VerifyReport> VerifyLedgerTail(Txn& txn, int64_t count);
 
+// The walk from the event after "since" to the end, linked to the stored
+// hash of seq "since" (which "anchor" receives): what a verify from a
+// checkpoint checks. A "since" of 0 is the whole walk. A seq "since" beyond
+// the chain is NotFound.
+Result<VerifyReport> VerifyLedgerSince(Txn& txn, int64_t since, std::string* anchor);
+
 // The hash of an event row as stored (exposed for tests and tools).
 std::string EventHash(int64_t seq, const std::string& time,
                       const std::string& run_id, const std::string& actor_id,
