@@ -6,7 +6,7 @@
 // within a run means anything).
 //
 //   build/bench/baton_history [--events 10000,100000,1000000] [--calls N]
-//                             [--dir DIR]
+//                             [--dir DIR] [--keep 1]
 //
 // One SQLite file at durability normal (a commit does not wait for the disk:
 // what is measured is the work, and 1M events are written in about a
@@ -19,6 +19,10 @@
 //   ledger.events  that run's events
 //   store.status   what `baton status` shows (counts, head, active runs)
 //   run.add_progress  a write, on a run of its own
+// Then, once per size: `baton verify` (ledger.verify: SQLite's integrity
+// check and the whole chain), verify --since the previous size, and a raw
+// scan of the events table (every column of every row through the SQLite C
+// API, in seq order), in ms.
 
 #include <algorithm>
 #include <atomic>
@@ -30,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include "bench_util.h"
@@ -44,6 +49,7 @@ struct Args {
   std::vector<int64_t> events = {10000, 100000, 1000000};
   int calls = 300;
   std::string dir = "/tmp";
+  bool keep = false;  // leave the store behind (its path on stderr), to profile
 };
 
 [[noreturn]] void Die(const std::string& what) {
@@ -91,6 +97,39 @@ double MedianMicros(Api& api, const std::string& op, const Json& in, int calls) 
   return us[us.size() / 2];
 }
 
+// Milliseconds of one call of "op".
+double Millis(Api& api, const std::string& op, const Json& in) {
+  const auto start = Clock::now();
+  MustCall(api, op, in);
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Milliseconds to read every column of every event in seq order.
+double RawScanMillis(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    Die("cannot open " + path);
+  }
+  const auto start = Clock::now();
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db,
+                     "SELECT seq, time, run_id, actor_id, actor_role, kind, summary, payload, "
+                     "files, refs, prev_hash, hash FROM events ORDER BY seq",
+                     -1, &stmt, nullptr);
+  size_t bytes = 0;
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    for (int c = 0; c < 12; ++c) {
+      sqlite3_column_text(stmt, c);
+      bytes += static_cast<size_t>(sqlite3_column_bytes(stmt, c));
+    }
+  }
+  sqlite3_finalize(stmt);
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  sqlite3_close(db);
+  if (bytes == 0) Die("the raw scan read nothing");
+  return ms;
+}
+
 Args ParseArgs(int argc, char** argv) {
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -107,8 +146,10 @@ Args ParseArgs(int argc, char** argv) {
       a.calls = std::max(1, std::atoi(value.c_str()));
     } else if (flag == "--dir") {
       a.dir = value;
+    } else if (flag == "--keep") {
+      a.keep = value == "1";
     } else {
-      Die("unknown flag " + flag + " (--events, --calls, --dir)");
+      Die("unknown flag " + flag + " (--events, --calls, --dir, --keep)");
     }
   }
   return a;
@@ -156,10 +197,20 @@ int main(int argc, char** argv) {
       {"store.status", "store.status", Json::object(), {}},
       {"run.add_progress (a write)", "run.add_progress", {{"id", written}, {"description", "w"}}, {}},
   };
+  struct Verify {
+    double whole_ms, since_ms, raw_ms;
+  };
+  std::vector<Verify> verifies;
+  int64_t verified = 0;
   for (int64_t events : args.events) {
     std::fprintf(stderr, "growing to %lld events...\n", static_cast<long long>(events));
     GrowTo(api, fillers, events);
     for (Row& r : rows) r.us.push_back(MedianMicros(api, r.op, r.in, args.calls));
+    const double since_ms = Millis(api, "ledger.verify", {{"since", verified}});
+    Verify v{Millis(api, "ledger.verify", Json::object()), since_ms,
+             RawScanMillis(options.store.location)};
+    verified = MustCall(api, "store.status", Json::object())["ledger"]["head_seq"];
+    verifies.push_back(v);
   }
 
   std::printf("\nMedian µs per call, in process, as the ledger grows\n\n| call |");
@@ -171,7 +222,19 @@ int main(int argc, char** argv) {
     for (double us : r.us) std::printf(" %.0f |", us);
     std::printf(" %.2f |", r.us.back() / r.us.front());
   }
+  std::printf("\n\nVerify beside a raw scan of the events (ms)\n\n"
+              "| events | verify | verify --since the size before | raw scan | verify ÷ raw |\n"
+              "|---:|---:|---:|---:|---:|");
+  for (size_t i = 0; i < verifies.size(); ++i) {
+    const Verify& v = verifies[i];
+    std::printf("\n| %lld | %.0f | %.0f | %.0f | %.1f |", static_cast<long long>(args.events[i]),
+                v.whole_ms, v.since_ms, v.raw_ms, v.whole_ms / v.raw_ms);
+  }
   std::printf("\n");
-  std::filesystem::remove_all(dir);
+  if (args.keep) {
+    std::fprintf(stderr, "the store: %s\n", options.store.location.c_str());
+  } else {
+    std::filesystem::remove_all(dir);
+  }
   return 0;
 }

@@ -250,9 +250,9 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
   ops->add_option("name", *oname, "operation, e.g. run.set_status");
   ops->callback([&run, &env, oname] { run = [&env, oname] { return env.ShowOps(*oname); }; });
 
-  auto* verify = app.add_subcommand("verify", "Check the store (SQLite's integrity check, the hash chain, the witness of its head); non-zero exit naming what is wrong");
+  auto* verify = app.add_subcommand("verify", "Check the store (SQLite's quick_check, the hash chain, the witness of its head); non-zero exit naming what is wrong");
   auto* deep = &args.verify_deep;
-  verify->add_flag("--deep", *deep, "also check every run, task, lease, agent and token row against the ledger");
+  verify->add_flag("--deep", *deep, "also SQLite's integrity_check, and every run, task, lease, agent and token row against the ledger");
   auto* since = &args.verify_since;
   auto* since_hash = &args.verify_since_hash;
   verify->add_option("--since", *since, "walk the chain only after this seq (the events a verify that passed counted)");

@@ -316,8 +316,12 @@ std::string RenderText(const std::string& op, const Json& result) {
   if (op == "machine.show") return result.value("text", "");
   if (op == "ledger.verify") {
     std::string text = "ledger OK: " + std::to_string(result.value("events", 0)) +
-                       " events verified, head " + result.value("head_hash", "") + "\n" +
-                       "database structure OK (" + result.value("structure_check", "") + ")\n";
+                       " events verified, head " + result.value("head_hash", "") + "\n";
+    if (result.value("structure", "") == "ok") {
+      text += "database structure OK (" + result.value("structure_check", "") + ")\n";
+    } else {
+      text += "database structure " + result.value("structure", "") + "\n";
+    }
     if (result.value("deep", false)) {
       text += "state OK: " + std::to_string(result.value("rows_checked", 0)) +
               " run, task, agent and token rows agree with the ledger\n";

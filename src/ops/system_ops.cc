@@ -130,13 +130,14 @@ Result<Json> LedgerVerify(OpContext& ctx, const Json& in) {
   // check reads every page, whatever was verified before.
   std::vector<std::string> structure;
   if (since == 0) {
-    ASSIGN_OR_RETURN(structure, ctx.txn.CheckStructure());
+    ASSIGN_OR_RETURN(structure, ctx.txn.CheckStructure(/*thorough=*/deep));
   }
   if (!structure.empty()) {
     details["structure"] = structure;
     std::string first = structure[0];
     if (structure.size() > 1) first += " (and " + std::to_string(structure.size() - 1) + " more)";
-    failures.push_back("database structure: " + ctx.txn.structure_check() + " reports: " + first);
+    failures.push_back("database structure: " + ctx.txn.structure_check(deep) + " reports: " +
+                       first);
   }
   std::string anchor;
   Result<VerifyReport> chain = VerifyLedgerSince(ctx.txn, since, &anchor);
@@ -170,7 +171,7 @@ Result<Json> LedgerVerify(OpContext& ctx, const Json& in) {
   }
   Json out = {{"ok", true},
               {"structure", since == 0 ? "ok" : "not checked (since)"},
-              {"structure_check", ctx.txn.structure_check()},
+              {"structure_check", ctx.txn.structure_check(deep)},
               {"deep", deep}};
   if (chain.ok()) {
     out["events"] = chain->events;
@@ -271,11 +272,13 @@ Status RegisterSystemOps(Registry& r) {
   }));
   RETURN_IF_ERROR(r.Add({
       .name = "ledger.verify",
-      .summary = "Check the store: SQLite's integrity and foreign key checks, the hash chain, "
-                 "the ledger head against its witness file, and with deep every run, task, "
-                 "lease, agent and token row against the ledger; DataLoss naming what is wrong",
+      .summary = "Check the store: SQLite's page and foreign key checks, the hash chain, "
+                 "the ledger head against its witness file, and with deep SQLite's full "
+                 "integrity check and every run, task, lease, agent and token row against the "
+                 "ledger; DataLoss naming what is wrong",
       .input_schema = s::Input(
-          {{"deep", s::Boolean("also replay the ledger and compare the state tables with it")},
+          {{"deep", s::Boolean("also SQLite's integrity_check (every index against its table), "
+                               "and replay the ledger and compare the state tables with it")},
            {"since", s::Integer("walk the chain only after this seq, from a verify that passed "
                                 "(its \"events\"); skips the database's own structure check",
                                 0, int64_t{1} << 53)},

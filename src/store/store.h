@@ -132,15 +132,20 @@ class Txn {
   // After a failed Commit the transaction is rolled back.
   virtual Status Commit() = 0;
 
-  // The database's own structural check (SQLite: PRAGMA integrity_check and
-  // foreign_key_check): one line per problem the backend reports, empty
-  // when the database is sound. A backend without such a check returns an
-  // empty list.
-  virtual Result<std::vector<std::string>> CheckStructure() {
+  // The database's own structural check (SQLite: PRAGMA quick_check, or
+  // when "thorough" integrity_check, which also compares every index with
+  // its table; and foreign_key_check): one line per problem the backend
+  // reports, empty when the database is sound. A backend without such a
+  // check returns an empty list.
+  virtual Result<std::vector<std::string>> CheckStructure(bool thorough) {
+    (void)thorough;
     return std::vector<std::string>();
   }
-  // What CheckStructure looks at, for the reader of its verdict.
-  virtual std::string structure_check() const { return "none"; }
+  // What CheckStructure(thorough) looks at, for the reader of its verdict.
+  virtual std::string structure_check(bool thorough) const {
+    (void)thorough;
+    return "none";
+  }
 
   // The backend's SQL dialect.
   virtual SqlDialect dialect() const { return SqlDialect::kSqlite; }

@@ -61,8 +61,12 @@ class TxnWrapper : public Txn {
   Status RollbackTo(std::string_view name) override { return target_->RollbackTo(name); }
   Status Release(std::string_view name) override { return target_->Release(name); }
   Status Commit() override { return target_->Commit(); }
-  Result<std::vector<std::string>> CheckStructure() override { return target_->CheckStructure(); }
-  std::string structure_check() const override { return target_->structure_check(); }
+  Result<std::vector<std::string>> CheckStructure(bool thorough) override {
+    return target_->CheckStructure(thorough);
+  }
+  std::string structure_check(bool thorough) const override {
+    return target_->structure_check(thorough);
+  }
   SqlDialect dialect() const override { return target_->dialect(); }
 
   Txn* target() const { return target_.get(); }

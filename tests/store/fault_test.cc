@@ -157,7 +157,7 @@ class FaultTest : public ::testing::Test {
     Result<std::vector<Row>> rows = (*txn)->Query("SELECT COUNT(*) FROM projects", {});
     ASSERT_TRUE(rows.ok()) << rows.status().ToString();
     EXPECT_EQ(chain->events, (*rows)[0].Int(0)) << "every row has one event";
-    Result<std::vector<std::string>> problems = (*txn)->CheckStructure();
+    Result<std::vector<std::string>> problems = (*txn)->CheckStructure(/*thorough=*/true);
     ASSERT_TRUE(problems.ok()) << problems.status().ToString();
     EXPECT_TRUE(problems->empty()) << problems->front();
     Acknowledge({"reopened-" + std::to_string(++reopens_)});

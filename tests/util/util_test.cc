@@ -66,6 +66,15 @@ TEST(JsonUtilTest, AppendJsonStringMatchesNlohmannDump) {
     AppendJsonString(c, &mine);
     EXPECT_EQ(mine, Json(c).dump()) << c;
   }
+  // Every ASCII byte, escapes first, last and side by side, appended after
+  // text already there.
+  std::string all;
+  for (int b = 0; b < 128; ++b) all.push_back(static_cast<char>(b));
+  for (const std::string& c : {all, all + "\"\"", "\n\n" + all, std::string("x\\\"y")}) {
+    std::string mine = "before";
+    AppendJsonString(c, &mine);
+    EXPECT_EQ(mine, "before" + Json(c).dump());
+  }
 }
 
 }  // namespace

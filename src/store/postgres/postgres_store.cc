@@ -133,7 +133,7 @@ class PostgresTxn final : public Txn {
   SqlDialect dialect() const override { return SqlDialect::kPostgres; }
   // The server checks every key and constraint as it writes; it has no
   // whole-database check of its own without an extension (amcheck).
-  std::string structure_check() const override {
+  std::string structure_check(bool) const override {
     return "PostgreSQL checks keys and constraints on every write";
   }
 
