@@ -41,13 +41,13 @@ int64_t CountRows(Store& store, const std::string& sql) {
 }
 
 // Makes "txn"'s store what migration 10 left (for tests of a store made
-// before migration 11).
-void UndoMigrationEleven(Txn& txn) {
+// before migrations 11 and 12).
+void UndoMigrationsElevenAndTwelve(Txn& txn) {
   for (const char* sql :
        {"DROP TRIGGER projects_added", "DROP TRIGGER projects_removed", "DROP TRIGGER runs_added",
         "DROP TRIGGER runs_removed", "DROP TRIGGER tasks_added", "DROP TRIGGER tasks_removed",
         "DROP TABLE row_counts", "DROP INDEX events_run_kind", "DROP INDEX runs_updated",
-        "DROP INDEX questions_open", "DELETE FROM schema_migrations WHERE version = 11"}) {
+        "DROP INDEX questions_open", "DELETE FROM schema_migrations WHERE version >= 11"}) {
     ASSERT_TRUE(txn.Exec(sql, {}).ok()) << sql;
   }
 }
@@ -109,7 +109,7 @@ TEST(StoreTest, MigrationTenMovesAGraphConversationOutOfTheRunRow) {
     ASSERT_TRUE(conn.ok());
     auto txn = (*conn)->Begin(TxnMode::kWrite);
     ASSERT_TRUE(txn.ok());
-    UndoMigrationEleven(**txn);
+    UndoMigrationsElevenAndTwelve(**txn);
     for (const char* sql : {"DROP TABLE graph_messages",
                             "DELETE FROM schema_migrations WHERE version = 10"}) {
       ASSERT_TRUE((*txn)->Exec(sql, {}).ok()) << sql;
@@ -159,9 +159,10 @@ TEST(StoreTest, MigrationTenMovesAGraphConversationOutOfTheRunRow) {
   EXPECT_EQ(odd->meta["conversationHistory"], "legacy text");
 }
 
-// Migration 11 on a store that already holds rows: the counts baton status
-// shows start from what is there, and the triggers keep them from then on.
-TEST(StoreTest, MigrationElevenCountsTheRowsThereAndKeepsCounting) {
+// Migrations 11 and 12 on a store that already holds rows: the counts baton
+// status shows start from what is there, and the triggers keep them from
+// then on.
+TEST(StoreTest, MigrationsElevenAndTwelveCountTheRowsThereAndKeepCounting) {
   TempDir dir;
   const std::string path = dir.File("old.db");
   auto insert_run = [](Txn& txn, const std::string& id) {
@@ -177,7 +178,7 @@ TEST(StoreTest, MigrationElevenCountsTheRowsThereAndKeepsCounting) {
     ASSERT_TRUE(conn.ok());
     auto txn = (*conn)->Begin(TxnMode::kWrite);
     ASSERT_TRUE(txn.ok());
-    UndoMigrationEleven(**txn);
+    UndoMigrationsElevenAndTwelve(**txn);
     for (const char* id : {"a", "b", "c"}) insert_run(**txn, id);
     ASSERT_TRUE((*txn)->Commit().ok());
   }

@@ -410,35 +410,41 @@ CREATE TABLE graph_messages (
     // Reads of one object cost what it holds (issue 21): one run's events of
     // one kind through that run, the newest runs and the open questions
     // without reading all of them, and the counts baton status shows kept
-    // by triggers instead of counted. The events' count is the ledger head's
-    // seq (the chain has no gaps).
-    {11, "indexes for reads of one run, kept row counts", R"SQL(
+    // (by the triggers of migration 12) instead of counted. The events'
+    // count is the ledger head's seq (the chain has no gaps).
+    {11, "indexes for reads of one run, the row counts baton status shows", R"SQL(
 CREATE INDEX events_run_kind ON events(run_id, kind, seq);
 CREATE INDEX runs_updated ON runs(updated_at);
 CREATE INDEX questions_open ON questions(status, seq);
 CREATE TABLE row_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 INSERT INTO row_counts (name, n) SELECT 'projects', COUNT(*) FROM projects;
 INSERT INTO row_counts (name, n) SELECT 'runs', COUNT(*) FROM runs;
-INSERT INTO row_counts (name, n) SELECT 'tasks', COUNT(*) FROM tasks;
-CREATE TRIGGER projects_added AFTER INSERT ON projects BEGIN UPDATE row_counts SET n = n + 1 WHERE name = 'projects'; END;
-CREATE TRIGGER projects_removed AFTER DELETE ON projects BEGIN UPDATE row_counts SET n = n - 1 WHERE name = 'projects'; END;
-CREATE TRIGGER runs_added AFTER INSERT ON runs BEGIN UPDATE row_counts SET n = n + 1 WHERE name = 'runs'; END;
-CREATE TRIGGER runs_removed AFTER DELETE ON runs BEGIN UPDATE row_counts SET n = n - 1 WHERE name = 'runs'; END;
-CREATE TRIGGER tasks_added AFTER INSERT ON tasks BEGIN UPDATE row_counts SET n = n + 1 WHERE name = 'tasks'; END;
-CREATE TRIGGER tasks_removed AFTER DELETE ON tasks BEGIN UPDATE row_counts SET n = n - 1 WHERE name = 'tasks'; END
+INSERT INTO row_counts (name, n) SELECT 'tasks', COUNT(*) FROM tasks
+)SQL"},
+    {12, "row counts kept by triggers", R"SQL(
+CREATE TRIGGER projects_added AFTER INSERT ON projects BEGIN
+  UPDATE row_counts SET n = n + 1 WHERE name = 'projects'; END;
+CREATE TRIGGER projects_removed AFTER DELETE ON projects BEGIN
+  UPDATE row_counts SET n = n - 1 WHERE name = 'projects'; END;
+CREATE TRIGGER runs_added AFTER INSERT ON runs BEGIN
+  UPDATE row_counts SET n = n + 1 WHERE name = 'runs'; END;
+CREATE TRIGGER runs_removed AFTER DELETE ON runs BEGIN
+  UPDATE row_counts SET n = n - 1 WHERE name = 'runs'; END;
+CREATE TRIGGER tasks_added AFTER INSERT ON tasks BEGIN
+  UPDATE row_counts SET n = n + 1 WHERE name = 'tasks'; END;
+CREATE TRIGGER tasks_removed AFTER DELETE ON tasks BEGIN
+  UPDATE row_counts SET n = n - 1 WHERE name = 'tasks'; END
 )SQL",
      R"SQL(
-CREATE INDEX events_run_kind ON events(run_id, kind, seq);
-CREATE INDEX runs_updated ON runs(updated_at);
-CREATE INDEX questions_open ON questions(status, seq);
-CREATE TABLE row_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
-INSERT INTO row_counts (name, n) SELECT 'projects', COUNT(*) FROM projects;
-INSERT INTO row_counts (name, n) SELECT 'runs', COUNT(*) FROM runs;
-INSERT INTO row_counts (name, n) SELECT 'tasks', COUNT(*) FROM tasks;
-CREATE FUNCTION baton_count_rows() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE row_counts SET n = n + CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END WHERE name = TG_TABLE_NAME; RETURN NULL; END $$;
-CREATE TRIGGER projects_counted AFTER INSERT OR DELETE ON projects FOR EACH ROW EXECUTE FUNCTION baton_count_rows();
-CREATE TRIGGER runs_counted AFTER INSERT OR DELETE ON runs FOR EACH ROW EXECUTE FUNCTION baton_count_rows();
-CREATE TRIGGER tasks_counted AFTER INSERT OR DELETE ON tasks FOR EACH ROW EXECUTE FUNCTION baton_count_rows()
+CREATE FUNCTION baton_count_rows() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  UPDATE row_counts SET n = n + CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END
+    WHERE name = TG_TABLE_NAME; RETURN NULL; END $$;
+CREATE TRIGGER projects_counted AFTER INSERT OR DELETE ON projects
+  FOR EACH ROW EXECUTE FUNCTION baton_count_rows();
+CREATE TRIGGER runs_counted AFTER INSERT OR DELETE ON runs
+  FOR EACH ROW EXECUTE FUNCTION baton_count_rows();
+CREATE TRIGGER tasks_counted AFTER INSERT OR DELETE ON tasks
+  FOR EACH ROW EXECUTE FUNCTION baton_count_rows()
 )SQL"},
 };
 
