@@ -198,8 +198,9 @@ TEST_F(LedgerTamperTest, VerifyNamesTheSeqOfWhicheverRowWasEdited) {
 
 // verify --since N --since-hash H, from a verify that answered N events
 // and head H: it walks only what came after N, so it names an edit there and
-// an edit of event N itself, and does not see one before N (a whole verify
-// does).
+// an edit of event N itself (its content, or its stored hash), and does not
+// see one before N (a whole verify does). N alone, or past the end, is
+// refused.
 TEST_F(LedgerTamperTest, VerifySinceACheckpointWalksWhatCameAfterIt) {
   TempDir copy;
   const std::string store = CopyStore(Store(), copy);
@@ -227,22 +228,36 @@ TEST_F(LedgerTamperTest, VerifySinceACheckpointWalksWhatCameAfterIt) {
   EXPECT_EQ(cli.exit_code, 0) << cli.out << cli.err;
   EXPECT_NE(cli.out.find("database structure not checked (since)"), std::string::npos) << cli.out;
 
-  Result<Json> beyond = verify({{"since", now + 1}});
+  Result<Json> beyond = verify({{"since", now + 1}, {"since_hash", checkpoint["head_hash"]}});
   EXPECT_EQ(beyond.status().code(), StatusCode::kNotFound) << beyond.status().ToString();
+  Result<Json> unanchored = verify({{"since", events_}});
+  EXPECT_EQ(unanchored.status().code(), StatusCode::kInvalidArgument)
+      << "a seq alone would trust whatever chain now leads to it";
 
   std::mt19937 rng(BaseSeed());
+  auto first_broken = [&](const Json& in) {
+    Result<Json> v = verify(in);
+    EXPECT_EQ(v.status().code(), StatusCode::kDataLoss) << v.status().ToString();
+    return v.status().details().value("first_broken_seq", int64_t{0});
+  };
   Tamper(store, "payload", events_ - 3, rng);  // before the checkpoint
   EXPECT_TRUE(verify(since).ok()) << "since walked before its checkpoint";
-  Result<Json> whole = verify(Json::object());
-  EXPECT_EQ(whole.status().details().value("first_broken_seq", int64_t{0}), events_ - 3);
+  EXPECT_EQ(first_broken(Json::object()), events_ - 3);
 
   Tamper(store, "summary", events_ + 2, rng);  // after it
-  Result<Json> after = verify(since);
-  EXPECT_EQ(after.status().code(), StatusCode::kDataLoss);
-  EXPECT_EQ(after.status().details().value("first_broken_seq", int64_t{0}), events_ + 2)
-      << after.status().ToString();
+  EXPECT_EQ(first_broken(since), events_ + 2);
 
-  Tamper(store, "hash", events_, rng);  // the checkpoint's own event
+  // The checkpoint's own event: its content, then its stored hash.
+  TempDir copy2;
+  const std::string edited = CopyStore(store, copy2);
+  Tamper(edited, "kind", events_, rng);
+  {
+    auto api = OpenApi(edited);
+    Result<Json> v = api->Call("ledger.verify", since, Human());
+    EXPECT_EQ(v.status().details().value("first_broken_seq", int64_t{0}), events_)
+        << v.status().ToString();
+  }
+  Tamper(store, "hash", events_, rng);
   Result<Json> moved = verify(since);
   ASSERT_FALSE(moved.ok());
   EXPECT_EQ(moved.status().details().value("first_broken_seq", int64_t{0}), events_)

@@ -193,14 +193,27 @@ Result<VerifyReport> WalkChain(Txn& txn, int64_t first, std::string prev) {
 Result<VerifyReport> VerifyLedger(Txn& txn) { return WalkChain(txn, 1, kGenesisHash); }
 
 Result<VerifyReport> VerifyLedgerSince(Txn& txn, int64_t since, std::string* anchor) {
-  if (since == 0) {
-    *anchor = kGenesisHash;
-    return WalkChain(txn, 1, kGenesisHash);
+  *anchor = kGenesisHash;
+  if (since == 0) return WalkChain(txn, 1, kGenesisHash);
+  ASSIGN_OR_RETURN(std::vector<EventRow> rows, LoadEventRowsFrom(txn, since, 1));
+  if (rows.empty() || rows[0].seq != since) {
+    // Past the chain's end is a wrong question; inside it, a loss.
+    ASSIGN_OR_RETURN(std::optional<LedgerHeadRow> head, LoadLedgerHeadRow(txn));
+    ASSIGN_OR_RETURN(const int64_t last_seq, MaxEventSeq(txn));
+    if (since > std::max(head ? head->seq : 0, last_seq)) {
+      return NotFoundError("since: the ledger holds no event " + std::to_string(since));
+    }
+    return Broken(since, "event seq " + std::to_string(since) + " is missing", since - 1);
   }
-  ASSIGN_OR_RETURN(std::optional<std::string> at, FindEventHash(txn, since));
-  if (!at) return NotFoundError("since: the ledger holds no event " + std::to_string(since));
-  *anchor = *at;
-  return WalkChain(txn, since + 1, *at);
+  // The checkpoint's own row is checked too: its stored hash is what the
+  // rest of the walk links to.
+  const EventRow& r = rows[0];
+  *anchor = r.hash;
+  if (EventHash(r.seq, r.time, r.run_id.value_or(""), r.actor_id, r.actor_role, r.kind,
+                r.summary, r.payload, r.files, r.refs, r.prev_hash) != r.hash) {
+    return Broken(since, "content does not match its hash (row altered)", since - 1);
+  }
+  return WalkChain(txn, since + 1, r.hash);
 }
 
 Result<VerifyReport> VerifyLedgerTail(Txn& txn, int64_t count) {

@@ -106,9 +106,10 @@ Result<VerifyReport> VerifyLedger(Txn& txn);
 Result<VerifyReport> VerifyLedgerTail(Txn& txn, int64_t count);
 
 // The walk from the event after "since" to the end, linked to the stored
-// hash of seq "since" (which "anchor" receives): what a verify from a
-// checkpoint checks. A "since" of 0 is the whole walk. A seq "since" beyond
-// the chain is NotFound.
+// hash of seq "since" (which "anchor" receives), that event's own content
+// checked against it: what a verify from a checkpoint checks. A "since" of
+// 0 is the whole walk. A seq "since" beyond the chain is NotFound; one
+// missing inside it is a broken report.
 Result<VerifyReport> VerifyLedgerSince(Txn& txn, int64_t since, std::string* anchor);
 
 // The hash of an event row as stored (exposed for tests and tools).

@@ -409,19 +409,24 @@ CREATE TABLE graph_messages (
 )SQL"},
     // Reads of one object cost what it holds (issue 21): one run's events of
     // one kind through that run, the newest runs and the open questions
-    // without reading all of them, and the counts baton status shows kept
-    // (by the triggers of migration 12) instead of counted. The events'
-    // count is the ledger head's seq (the chain has no gaps).
-    {11, "indexes for reads of one run, the row counts baton status shows", R"SQL(
+    // without reading all of them.
+    {11, "indexes for reads of one run, the newest runs and the open questions", R"SQL(
 CREATE INDEX events_run_kind ON events(run_id, kind, seq);
 CREATE INDEX runs_updated ON runs(updated_at);
-CREATE INDEX questions_open ON questions(status, seq);
+CREATE INDEX questions_open ON questions(status, seq)
+)SQL"},
+    // The counts baton status shows, kept instead of counted (the events'
+    // count is the ledger head's seq: the chain has no gaps). No ";" ends a
+    // line inside a trigger's or function's body: migrations are split there. Counted and
+    // kept from one transaction on, so no write between the two is missed.
+    // PostgreSQL's triggers run once per statement: a copy of many rows in
+    // one transaction (baton store migrate) makes one row version of the
+    // count per statement, not per row.
+    {12, "the row counts baton status shows, kept by triggers", R"SQL(
 CREATE TABLE row_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 INSERT INTO row_counts (name, n) SELECT 'projects', COUNT(*) FROM projects;
 INSERT INTO row_counts (name, n) SELECT 'runs', COUNT(*) FROM runs;
-INSERT INTO row_counts (name, n) SELECT 'tasks', COUNT(*) FROM tasks
-)SQL"},
-    {12, "row counts kept by triggers", R"SQL(
+INSERT INTO row_counts (name, n) SELECT 'tasks', COUNT(*) FROM tasks;
 CREATE TRIGGER projects_added AFTER INSERT ON projects BEGIN
   UPDATE row_counts SET n = n + 1 WHERE name = 'projects'; END;
 CREATE TRIGGER projects_removed AFTER DELETE ON projects BEGIN
@@ -436,15 +441,28 @@ CREATE TRIGGER tasks_removed AFTER DELETE ON tasks BEGIN
   UPDATE row_counts SET n = n - 1 WHERE name = 'tasks'; END
 )SQL",
      R"SQL(
-CREATE FUNCTION baton_count_rows() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-  UPDATE row_counts SET n = n + CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END
+CREATE TABLE row_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
+INSERT INTO row_counts (name, n) SELECT 'projects', COUNT(*) FROM projects;
+INSERT INTO row_counts (name, n) SELECT 'runs', COUNT(*) FROM runs;
+INSERT INTO row_counts (name, n) SELECT 'tasks', COUNT(*) FROM tasks;
+CREATE FUNCTION baton_rows_added() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  UPDATE row_counts SET n = n + (SELECT COUNT(*) FROM added)
     WHERE name = TG_TABLE_NAME; RETURN NULL; END $$;
-CREATE TRIGGER projects_counted AFTER INSERT OR DELETE ON projects
-  FOR EACH ROW EXECUTE FUNCTION baton_count_rows();
-CREATE TRIGGER runs_counted AFTER INSERT OR DELETE ON runs
-  FOR EACH ROW EXECUTE FUNCTION baton_count_rows();
-CREATE TRIGGER tasks_counted AFTER INSERT OR DELETE ON tasks
-  FOR EACH ROW EXECUTE FUNCTION baton_count_rows()
+CREATE FUNCTION baton_rows_removed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  UPDATE row_counts SET n = n - (SELECT COUNT(*) FROM removed)
+    WHERE name = TG_TABLE_NAME; RETURN NULL; END $$;
+CREATE TRIGGER projects_added AFTER INSERT ON projects REFERENCING NEW TABLE AS added
+  FOR EACH STATEMENT EXECUTE FUNCTION baton_rows_added();
+CREATE TRIGGER projects_removed AFTER DELETE ON projects REFERENCING OLD TABLE AS removed
+  FOR EACH STATEMENT EXECUTE FUNCTION baton_rows_removed();
+CREATE TRIGGER runs_added AFTER INSERT ON runs REFERENCING NEW TABLE AS added
+  FOR EACH STATEMENT EXECUTE FUNCTION baton_rows_added();
+CREATE TRIGGER runs_removed AFTER DELETE ON runs REFERENCING OLD TABLE AS removed
+  FOR EACH STATEMENT EXECUTE FUNCTION baton_rows_removed();
+CREATE TRIGGER tasks_added AFTER INSERT ON tasks REFERENCING NEW TABLE AS added
+  FOR EACH STATEMENT EXECUTE FUNCTION baton_rows_added();
+CREATE TRIGGER tasks_removed AFTER DELETE ON tasks REFERENCING OLD TABLE AS removed
+  FOR EACH STATEMENT EXECUTE FUNCTION baton_rows_removed()
 )SQL"},
 };
 

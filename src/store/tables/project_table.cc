@@ -70,7 +70,7 @@ Status InsertProjectRow(Txn& txn, const Project& p) {
 // ---- What engine/interchange and engine/inbox ask (imports, exports, mirrors, inbox) ----
 
 Result<int64_t> CountAllProjectRows(Txn& txn) {
-  // Kept by triggers (migrations 11 and 12), not counted.
+  // Kept by triggers (migration 12), not counted.
   ASSIGN_OR_RETURN(Row r, txn.QueryOne("SELECT n FROM row_counts WHERE name = 'projects'", {},
                                        "row count of projects"));
   return r.Int(0);

@@ -322,7 +322,7 @@ Result<std::vector<ExecutionReadyRun>> ListRunsReadyForExecutionForInbox(Txn& tx
 }
 
 Result<int64_t> CountAllRunRows(Txn& txn) {
-  // Kept by triggers (migrations 11 and 12), not counted.
+  // Kept by triggers (migration 12), not counted.
   ASSIGN_OR_RETURN(Row r, txn.QueryOne("SELECT n FROM row_counts WHERE name = 'runs'", {},
                                        "row count of runs"));
   return r.Int(0);

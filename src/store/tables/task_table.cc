@@ -528,7 +528,7 @@ Result<std::vector<HeldTask>> ListTasksOfLostAgentsForInbox(Txn& txn, int64_t no
 }
 
 Result<int64_t> CountAllTaskRows(Txn& txn) {
-  // Kept by triggers (migrations 11 and 12), not counted.
+  // Kept by triggers (migration 12), not counted.
   ASSIGN_OR_RETURN(Row r, txn.QueryOne("SELECT n FROM row_counts WHERE name = 'tasks'", {},
                                        "row count of tasks"));
   return r.Int(0);
