@@ -416,12 +416,12 @@ CREATE INDEX runs_updated ON runs(updated_at);
 CREATE INDEX questions_open ON questions(status, seq)
 )SQL"},
     // The counts baton status shows, kept instead of counted (the events'
-    // count is the ledger head's seq: the chain has no gaps). No ";" ends a
-    // line inside a trigger's or function's body: migrations are split there. Counted and
+    // count is the ledger head's seq: the chain has no gaps). Counted and
     // kept from one transaction on, so no write between the two is missed.
     // PostgreSQL's triggers run once per statement: a copy of many rows in
     // one transaction (baton store migrate) makes one row version of the
-    // count per statement, not per row.
+    // count per statement, not per row. No ";" ends a line inside a
+    // trigger's or a function's body: migrations are split there.
     {12, "the row counts baton status shows, kept by triggers", R"SQL(
 CREATE TABLE row_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL);
 INSERT INTO row_counts (name, n) SELECT 'projects', COUNT(*) FROM projects;
