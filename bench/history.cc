@@ -181,7 +181,8 @@ int main(int argc, char** argv) {
   const std::string written = MustCall(api, "run.create", {{"title", "written"}})["id"];
   std::vector<std::string> fillers;
   for (int i = 0; i < 64; ++i) {
-    fillers.push_back(MustCall(api, "run.create", {{"title", "filler " + std::to_string(i)}})["id"]);
+    const Json made = MustCall(api, "run.create", {{"title", "filler " + std::to_string(i)}});
+    fillers.push_back(made["id"]);
   }
 
   struct Row {
@@ -195,7 +196,10 @@ int main(int argc, char** argv) {
       {"task.show", "task.show", {{"id", task}}, {}},
       {"ledger.events of the run", "ledger.events", {{"run", run}}, {}},
       {"store.status", "store.status", Json::object(), {}},
-      {"run.add_progress (a write)", "run.add_progress", {{"id", written}, {"description", "w"}}, {}},
+      {"run.add_progress (a write)",
+       "run.add_progress",
+       {{"id", written}, {"description", "w"}},
+       {}},
   };
   struct Verify {
     double whole_ms, since_ms, raw_ms;

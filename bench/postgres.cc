@@ -219,14 +219,14 @@ Rates RawPostgres(const std::string& server, const std::string& dir, const Args&
   WriteFile(dir + "/claim.sql", kRawClaim);
   Rates rates;
   for (int n : args.clients) {
-    rates.writes.push_back(
-        MeasureCpu(args.seconds, [&] { return Pgbench(db, dir + "/insert.sql", n, args.seconds); }));
+    rates.writes.push_back(MeasureCpu(
+        args.seconds, [&] { return Pgbench(db, dir + "/insert.sql", n, args.seconds); }));
     PgExec(db, "TRUNCATE bench_tasks, bench_ledger");
     PgExec(db, "INSERT INTO bench_tasks (id, status, position) SELECT g, 'ready', g FROM "
                "generate_series(1, 200000) g");
     PgExec(db, "VACUUM ANALYZE bench_tasks");
-    rates.claims.push_back(
-        MeasureCpu(args.seconds, [&] { return Pgbench(db, dir + "/claim.sql", n, args.seconds); }));
+    rates.claims.push_back(MeasureCpu(
+        args.seconds, [&] { return Pgbench(db, dir + "/claim.sql", n, args.seconds); }));
   }
   return rates;
 }
@@ -344,7 +344,8 @@ Rates Baton(const std::string& location, int servers_n, const std::string& dir, 
   }
   Rates rates;
   for (int n : args.clients) {
-    rates.writes.push_back(MeasureCpu(args.seconds, [&] { return WriteRate(servers, n, args.seconds); }));
+    rates.writes.push_back(
+        MeasureCpu(args.seconds, [&] { return WriteRate(servers, n, args.seconds); }));
     rates.claims.push_back(
         MeasureCpu(args.seconds, [&] { return ClaimRate(servers, tokens, n, args.seconds); }));
   }

@@ -114,9 +114,12 @@ std::string Fault(const Plan& plan) {
   const bool walk_stops = plan.sql.find(" LIMIT ") != std::string::npos &&
                           plan.sql.find(" WHERE ") == std::string::npos;
   // SQLite: "SCAN events", "SEARCH events USING INDEX events_kind (kind=?)".
-  static const std::regex kSqlite(R"(^(SCAN|SEARCH) (\w+)(?: AS \w+)?(?: USING (?:COVERING )?INDEX \w+ \((.*)\)| USING INTEGER PRIMARY KEY \((.*)\))?)");
+  static const std::regex kSqlite(
+      R"(^(SCAN|SEARCH) (\w+))"
+      R"((?: USING (?:COVERING )?INDEX \w+ \((.*)\)| USING INTEGER PRIMARY KEY \((.*)\))?)");
   // PostgreSQL: "Seq Scan on events", "Index Scan using events_kind on events e".
-  static const std::regex kPgNode(R"(((?:Seq|Index|Index Only|Bitmap Heap) Scan)(?: Backward)?(?: using \w+)? on (\w+))");
+  static const std::regex kPgNode(
+      R"(((?:Seq|Index|Index Only|Bitmap Heap) Scan)(?: Backward)?(?: using \w+)? on (\w+))");
   for (size_t i = 0; i < plan.lines.size(); ++i) {
     const std::string& line = plan.lines[i];
     std::smatch m;
