@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -50,6 +51,19 @@ void UndoMigrationsElevenAndTwelve(Txn& txn) {
         "DROP INDEX questions_open", "DELETE FROM schema_migrations WHERE version >= 11"}) {
     ASSERT_TRUE(txn.Exec(sql, {}).ok()) << sql;
   }
+}
+
+// Makes the store at "path" what migration 10 left, then "change" to it,
+// in one transaction.
+void WriteOldStore(const std::string& path, const std::function<void(Txn&)>& change) {
+  auto store = MustOpen(path);
+  auto conn = store->Connect();
+  ASSERT_TRUE(conn.ok());
+  auto txn = (*conn)->Begin(TxnMode::kWrite);
+  ASSERT_TRUE(txn.ok());
+  UndoMigrationsElevenAndTwelve(**txn);
+  change(**txn);
+  ASSERT_TRUE((*txn)->Commit().ok());
 }
 
 TEST(StoreTest, NewStoreIsMigratedWithWalAndDurability) {
@@ -102,27 +116,20 @@ TEST(StoreTest, MigrationTenMovesAGraphConversationOutOfTheRunRow) {
       {"odd-run", "graph", R"({"conversationHistory":"legacy text"})"},
       {"broken-run", "graph", "not json"},
   };
-  {
-    // The store as baton wrote it before migration 10.
-    auto store = MustOpen(path);
-    auto conn = store->Connect();
-    ASSERT_TRUE(conn.ok());
-    auto txn = (*conn)->Begin(TxnMode::kWrite);
-    ASSERT_TRUE(txn.ok());
-    UndoMigrationsElevenAndTwelve(**txn);
+  // The store as baton wrote it before migration 10.
+  WriteOldStore(path, [&](Txn& txn) {
     for (const char* sql : {"DROP TABLE graph_messages",
                             "DELETE FROM schema_migrations WHERE version = 10"}) {
-      ASSERT_TRUE((*txn)->Exec(sql, {}).ok()) << sql;
+      ASSERT_TRUE(txn.Exec(sql, {}).ok()) << sql;
     }
     for (const OldRun& r : old_runs) {
-      ASSERT_TRUE((*txn)->Exec("INSERT INTO runs (id, profile, machine, status, title, context, "
-                               "meta, version, created_at, updated_at) VALUES (?, ?, 'graph.run', "
-                               "'running', '', '{}', ?, 1, 'now', 'now')",
-                               {SqlText(r.id), SqlText(r.profile), SqlText(r.meta)})
+      ASSERT_TRUE(txn.Exec("INSERT INTO runs (id, profile, machine, status, title, context, "
+                           "meta, version, created_at, updated_at) VALUES (?, ?, 'graph.run', "
+                           "'running', '', '{}', ?, 1, 'now', 'now')",
+                           {SqlText(r.id), SqlText(r.profile), SqlText(r.meta)})
                       .ok());
     }
-    ASSERT_TRUE((*txn)->Commit().ok());
-  }
+  });
   auto store = MustOpen(path);
   EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM graph_messages"),
             static_cast<int64_t>(history.size()));
@@ -172,16 +179,9 @@ TEST(StoreTest, MigrationsElevenAndTwelveCountTheRowsThereAndKeepCounting) {
                          {SqlText(id)})
                     .ok());
   };
-  {
-    auto store = MustOpen(path);
-    auto conn = store->Connect();
-    ASSERT_TRUE(conn.ok());
-    auto txn = (*conn)->Begin(TxnMode::kWrite);
-    ASSERT_TRUE(txn.ok());
-    UndoMigrationsElevenAndTwelve(**txn);
-    for (const char* id : {"a", "b", "c"}) insert_run(**txn, id);
-    ASSERT_TRUE((*txn)->Commit().ok());
-  }
+  WriteOldStore(path, [&](Txn& txn) {
+    for (const char* id : {"a", "b", "c"}) insert_run(txn, id);
+  });
   auto store = MustOpen(path);
   EXPECT_EQ(CountRows(*store, "SELECT n FROM row_counts WHERE name = 'runs'"), 3);
   EXPECT_EQ(CountRows(*store, "SELECT n FROM row_counts WHERE name = 'tasks'"), 0);
