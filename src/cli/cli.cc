@@ -255,12 +255,12 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
   verify->add_flag("--deep", *deep, "also SQLite's integrity_check, and every run, task, lease, agent and token row against the ledger");
   auto* since = &args.verify_since;
   auto* since_hash = &args.verify_since_hash;
-  verify->add_option("--since", *since, "walk the chain only after this seq (the events a verify that passed counted)");
+  CLI::Option* since_given = verify->add_option("--since", *since, "walk the chain only after this seq (the events a verify that passed counted)");
   verify->add_option("--since-hash", *since_hash, "the head_hash that verify answered: seq --since must still have it");
-  verify->callback([&run, &env, deep, since, since_hash] {
-    run = [&env, deep, since, since_hash] {
+  verify->callback([&run, &env, deep, since, since_given, since_hash] {
+    run = [&env, deep, since, since_given, since_hash] {
       Json in = {{"deep", *deep}};
-      if (*since > 0) in["since"] = *since;
+      if (since_given->count() > 0) in["since"] = *since;
       if (!since_hash->empty()) in["since_hash"] = *since_hash;
       return env.CallAndPrint("ledger.verify", in);
     };

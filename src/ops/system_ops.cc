@@ -132,6 +132,13 @@ Result<Json> LedgerVerify(OpContext& ctx, const Json& in) {
   if (since == 0 && in.contains("since_hash")) {
     return InvalidArgumentError("since_hash: only with since (the seq it was verified at)");
   }
+  if (in.contains("since_hash")) {
+    const std::string hash = in["since_hash"].get<std::string>();
+    if (hash.size() != 64 || hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      return InvalidArgumentError(
+          "since_hash: must be the 64 lowercase hex digits of a head_hash verify answered");
+    }
+  }
   std::vector<std::string> failures;
   Json details = Json::object();
 
