@@ -52,6 +52,9 @@ std::string RenderText(const std::string& op, const Json& result);
 // "s" with control characters but newline and tab replaced by "?".
 std::string Printable(const std::string& s);
 
+// How often a long-lived process (serve, mcp) rewrites a mirror at most.
+inline constexpr int kDefaultMirrorDelayMs = 200;
+
 struct ServeOptions {
   std::string listen = "127.0.0.1:8321";
   // Agents silent this long are marked lost and their leases freed; 0: never.
@@ -76,6 +79,9 @@ struct ServeOptions {
   std::string ui_dir;  // "": the files compiled in
   int max_event_streams = 32;
   int64_t event_heartbeat_ms = 15000;
+  // Each seed-file mirror is rewritten at most once per this many ms
+  // (ApiOptions::mirror_delay_ms; `baton mcp` uses the default).
+  int mirror_delay_ms = kDefaultMirrorDelayMs;
   // Run for each item that starts needing the human (ops/notifier.h).
   std::string notify_command;
   // The human's secret: this file (made on first use, mode 0600) instead of

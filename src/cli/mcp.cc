@@ -48,6 +48,7 @@ int RunMcp(const GlobalOptions& g, const McpCommandOptions& options) {
   }
   // The agent holds what --grant names, whatever the terminal's user holds.
   actor->grants = options.grants;
+  api_options->mirror_delay_ms = kDefaultMirrorDelayMs;
   Result<std::unique_ptr<Api>> api = Api::Open(*api_options);
   if (!api.ok()) return ReportError(api.status(), "text");
   Status opened = (*api)->EnsureStore();

@@ -176,6 +176,11 @@ void AddServeLimitFlags(CLI::App& serve, ServeOptions& o) {
                    "a comment on an event stream after this much silence")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{50}, int64_t{3600000}));
+  serve.add_option("--mirror-delay-ms", o.mirror_delay_ms,
+                   "rewrite each seed-file mirror at most once per this long: commits in "
+                   "between land in one write (docs/formats.md \"Mirrors\")")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 600000));
   serve.add_option("--notify-command", o.notify_command,
                    "run this shell command for each item that starts needing the human (the "
                    "item as JSON on stdin, BATON_ITEM_* variables; retried; recorded in the "
@@ -204,6 +209,7 @@ int RunServe(const GlobalOptions& g, const ServeOptions& serve_options) {
   Result<ApiOptions> options =
       ResolveApiOptions(g, /*group_commit=*/true, StoreUse::kCreateIfNone);
   if (!options.ok()) return ReportError(options.status(), g.output);
+  options->mirror_delay_ms = serve_options.mirror_delay_ms;
   Result<std::unique_ptr<Api>> api = Api::Open(*options);
   if (!api.ok()) return ReportError(api.status(), g.output);
   Status opened = (*api)->EnsureStore();

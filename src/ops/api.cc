@@ -71,10 +71,19 @@ Result<std::unique_ptr<Api>> Api::Open(const ApiOptions& options) {
   ASSIGN_OR_RETURN(api->machines_, MachineSet::Load(dir));
   ASSIGN_OR_RETURN(api->paths_, PathScope::Make(options.roots, options.store.location));
   api->options_ = options;
+  if (options.mirror_delay_ms > 0) {
+    Api* raw = api.get();
+    api->mirror_queue_ = std::make_unique<MirrorQueue>(
+        std::chrono::milliseconds(options.mirror_delay_ms),
+        [raw](const MirrorTarget& m) { raw->WriteQueuedMirror(m); });
+  }
   return api;
 }
 
-Api::~Api() { Shutdown(); }
+Api::~Api() {
+  Shutdown();
+  mirror_queue_.reset();
+}
 
 Status Api::EnsureStore() {
   ASSIGN_OR_RETURN(OpenStore open, Opened());
@@ -102,6 +111,7 @@ Result<Api::OpenStore> Api::Opened() {
     // behind one has lost acknowledged commits (engine/ledger/witness.h).
     writer->AddWitnesses(MirrorWitnesses(*store_));
     writer_ = std::move(writer);
+    if (mirror_queue_) mirror_queue_->Add(MirrorsBehindIn(*store_));
   }
   return OpenStore{store_, writer_, &info_, Status()};
 }
@@ -114,6 +124,8 @@ void Api::DropFailedWriter(const Writer* failed) {
 }
 
 void Api::Shutdown() {
+  // While writes still run: a failing mirror is reported in the ledger.
+  if (mirror_queue_) mirror_queue_->Flush();
   MutexLock lock(&open_mu_);
   shut_down_ = true;
   if (writer_) writer_->Stop();
@@ -123,6 +135,11 @@ WriterStats Api::writer_stats() const {
   // Any thread may ask, also while another opens the store.
   MutexLock lock(&open_mu_);
   return writer_ ? writer_->stats() : WriterStats{};
+}
+
+MirrorStats Api::mirror_stats() const {
+  if (mirror_queue_) return mirror_queue_->stats();
+  return MirrorStats{.due = mirrors_due_.load(), .written = mirrors_written_.load()};
 }
 
 namespace {
@@ -260,15 +277,32 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
   });
   if (result.ok()) {
     NoteChange();
-    if (!mirrors.empty()) WriteMirrors(*open.store, mirrors);
+    if (mirror_queue_) {
+      mirror_queue_->Add(mirrors);
+    } else if (!mirrors.empty()) {
+      mirrors_due_ += static_cast<int64_t>(mirrors.size());
+      WriteMirrors(*open.store, mirrors);
+    }
   } else if (open.writer->failed()) {
     DropFailedWriter(open.writer.get());
   }
   return result;
 }
 
+void Api::WriteQueuedMirror(const MirrorTarget& mirror) {
+  std::shared_ptr<Store> store;
+  {
+    // Also after Shutdown: the queue's last flush writes from the store
+    // still open (a failure it cannot report is mended at the next open).
+    MutexLock lock(&open_mu_);
+    store = store_;
+  }
+  if (store) WriteMirrors(*store, {mirror});
+}
+
 void Api::WriteMirrors(Store& store, const std::vector<MirrorTarget>& mirrors) {
   for (const MirrorTarget& m : mirrors) {
+    if (!mirror_queue_) ++mirrors_written_;
     Result<bool> written = InternalError("not written");
     try {
       written = WriteMirror(store, m);
@@ -337,6 +371,18 @@ Result<bool> Api::WriteMirror(Store& store, const MirrorTarget& m) {
     }
   }
   return true;
+}
+
+std::vector<MirrorTarget> Api::MirrorsBehindIn(Store& store) {
+  Result<std::unique_ptr<Connection>> conn = AcquireReader(store);
+  if (!conn.ok()) return {};
+  Result<std::vector<MirrorTarget>> behind = std::vector<MirrorTarget>();
+  {
+    Result<std::unique_ptr<Txn>> txn = (*conn)->Begin(TxnMode::kRead);
+    if (txn.ok()) behind = MirrorsBehind(**txn);
+  }
+  ReleaseReader(std::move(*conn));
+  return behind.ok() ? std::move(*behind) : std::vector<MirrorTarget>();
 }
 
 std::vector<Witness> Api::MirrorWitnesses(Store& store) {

@@ -25,6 +25,7 @@
 #include "engine/interchange/imports.h"
 #include "engine/ledger/writer.h"
 #include "ops/doorbell.h"
+#include "ops/mirror_queue.h"
 #include "ops/registry.h"
 #include "util/mutex.h"
 
@@ -60,6 +61,11 @@ struct ApiOptions {
   // woke it. 0: a quarter second, or a second while the store's change bell
   // listens (ops/doorbell.h). Tests set it high to show what wakes them.
   int change_poll_ms = 0;
+  // 0: a write rewrites the mirrors it made due before Call returns (one CLI
+  // command). Above 0: a thread rewrites them, each at most once per this
+  // many milliseconds, and at open those a stopped process left behind
+  // (ops/mirror_queue.h; `baton serve` and `baton mcp`).
+  int mirror_delay_ms = 0;
 
   static bool DefaultValidateOutput();
 };
@@ -84,8 +90,11 @@ class Api {
   // again after a failed commit: engine/ledger/writer.h).
   Status EnsureStore();
   WriterStats writer_stats() const;
+  // How many times commits made a mirror due, and how many rewrites ran.
+  MirrorStats mirror_stats() const;
 
-  // Finishes the batch in flight and refuses further writes (Unavailable).
+  // Writes the mirrors that are due, finishes the batch in flight and
+  // refuses further writes (Unavailable).
   void Shutdown();
 
   // Sleeps until a write may have committed — at once for writes made
@@ -125,6 +134,8 @@ class Api {
   // Rewrites the seed-file mirrors a commit made due; a failure is reported
   // (mirror.report), never returned: the commit stands.
   void WriteMirrors(Store& store, const std::vector<MirrorTarget>& mirrors);
+  // The mirror thread's work: "mirror" rewritten from the open store.
+  void WriteQueuedMirror(const MirrorTarget& mirror);
   // false: the path no longer mirrors that run in that format.
   Result<bool> WriteMirror(Store& store, const MirrorTarget& mirror);
   // After a commit through this Api: wakes its waiters and rings the other
@@ -137,6 +148,8 @@ class Api {
   Doorbell* Bell();
   // The ledger heads the bound mirrors carry (engine/ledger/witness.h).
   std::vector<Witness> MirrorWitnesses(Store& store);
+  // The bound mirrors a stopped process left behind their runs (MirrorsBehind).
+  std::vector<MirrorTarget> MirrorsBehindIn(Store& store);
   class Runner;
   // The store and writer calls use: taken under open_mu_, opening them when
   // none is open. A call in flight keeps its pair alive across a reopen.
@@ -183,11 +196,18 @@ class Api {
   Mutex lead_mu_;
   std::unique_ptr<Lead> lead_ GUARDED_BY(lead_mu_);  // opened by the first HoldLead
 
+  // Counts for mirror_stats() when there is no queue (mirror_delay_ms 0).
+  std::atomic<int64_t> mirrors_due_{0};
+  std::atomic<int64_t> mirrors_written_{0};
+
   // Made with the store when its backend has a change bell; declared last,
   // so its thread, which calls Wake, stops before the members Wake uses go.
   std::unique_ptr<Doorbell> doorbell_owner_ GUARDED_BY(open_mu_);
   std::atomic<Doorbell*> doorbell_{nullptr};  // doorbell_owner_, for any thread
   std::atomic<bool> no_bell_{false};          // the store has none
+  // With mirror_delay_ms above 0; stopped first when the Api closes, as its
+  // thread writes through the members above.
+  std::unique_ptr<MirrorQueue> mirror_queue_;
 };
 
 // Registers every core operation (project.*, run.*, task.*, ledger.*,

@@ -2,16 +2,21 @@
 // same document, runs convert between formats, bad files change nothing, and
 // mirrors follow each commit (docs/formats.md).
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "engine/interchange/imports.h"
+#include "engine/ledger/witness.h"
 #include "formats/format.h"
 #include "formats/lifecycle.h"
 #include "model/profile.h"
@@ -409,6 +414,94 @@ TEST_F(MirrorTest, BadBindingsAreRefused) {
   MustCall(*api_, "mirror.bind", {{"run", run}, {"format", "graph"}, {"path", files_.File("a.json")}}, Terminal());
   Refused(*api_, "mirror.bind", {{"run", other}, {"format", "graph"}, {"path", files_.File("a.json")}},
           StatusCode::kAlreadyExists, Terminal());
+}
+
+// An Api as `baton serve` opens one: each mirror rewritten by the mirror
+// thread at most once per "delay_ms" (ops/mirror_queue.h).
+std::unique_ptr<Api> OpenServingApi(const std::string& location, int delay_ms) {
+  ApiOptions options;
+  options.store.location = testing::TestStoreLocation(location);
+  if (options.store.location != location) options.roots = {PathScope::DefaultRoot(location)};
+  options.group_commit = true;
+  options.validate_output = true;
+  options.mirror_delay_ms = delay_ms;
+  Result<std::unique_ptr<Api>> api = Api::Open(options);
+  EXPECT_TRUE(api.ok()) << api.status().ToString();
+  if (!api.ok()) return nullptr;
+  EXPECT_TRUE((*api)->EnsureStore().ok());
+  return std::move(api).value();
+}
+
+// Polls "done" for up to a minute; false if it never held.
+template <typename F>
+bool Eventually(F done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+TEST_F(MirrorTest, AServerFoldsCommitsIntoOneRewriteAndWritesWhatIsDueBeforeItStops) {
+  api_.reset();
+  // A delay no test waits out: only an idle mirror and the stop write.
+  std::unique_ptr<Api> api = OpenServingApi(dir_.File("baton.db"), 600000);
+  ASSERT_NE(api, nullptr);
+  Json imported = MustCall(*api, "run.import",
+                           {{"format", "graph"}, {"content", GraphState("PLAN")}, {"source", "g.json"}});
+  const std::string run = imported["run_id"];
+  const std::string path = files_.File("PLAN.json");
+  MustCall(*api, "mirror.bind", {{"run", run}, {"format", "graph"}, {"path", path}}, Terminal());
+  // The binding's commit finds the mirror idle: written at once.
+  ASSERT_TRUE(Eventually([&] { return api->mirror_stats().written == 1; }));
+  EXPECT_EQ(Json::parse(Read(path))["context"]["n"], 1);
+
+  for (int n = 2; n <= 6; ++n) {
+    MustCall(*api, "run.patch_context", {{"id", run}, {"patch", {{"n", n}}}});
+  }
+  // Five commits wait for the delay; the file is the binding's still, whole.
+  EXPECT_EQ(api->mirror_stats().due, 6);
+  EXPECT_EQ(api->mirror_stats().written, 1);
+  EXPECT_EQ(Json::parse(Read(path))["context"]["n"], 1);
+
+  // Stopping writes them, in one rewrite of the run as it stands.
+  api->Shutdown();
+  EXPECT_EQ(api->mirror_stats().written, 2);
+  EXPECT_EQ(Json::parse(Read(path))["context"]["n"], 6);
+  EXPECT_TRUE(ReadMirrorHead(path).has_value());
+}
+
+TEST_F(MirrorTest, AServerRewritesAtStartTheMirrorsAStoppedOneLeftBehind) {
+  const std::string behind = ImportGraph();
+  const std::string current = ImportGraph();
+  const std::string a = files_.File("a.json");
+  const std::string b = files_.File("b.json");
+  MustCall(*api_, "mirror.bind", {{"run", behind}, {"format", "graph"}, {"path", a}}, Terminal());
+  MustCall(*api_, "mirror.bind", {{"run", current}, {"format", "graph"}, {"path", b}}, Terminal());
+  // A process killed between a commit and the rewrite: the file and the
+  // head it carries are those from before the commit.
+  const std::string before = Read(a);
+  const std::optional<Witness> head = ReadMirrorHead(a);
+  ASSERT_TRUE(head.has_value());
+  MustCall(*api_, "run.patch_context", {{"id", behind}, {"patch", {{"n", 7}}}});
+  api_.reset();
+  ASSERT_TRUE(WriteFileAtomically(a, before).ok());
+  const int fd = ::open(a.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  WriteMirrorHead(fd, head->head);
+  ::close(fd);
+  ASSERT_EQ(Json::parse(Read(a))["context"]["n"], 1);
+
+  std::unique_ptr<Api> api = OpenServingApi(dir_.File("baton.db"), 50);
+  ASSERT_NE(api, nullptr);
+  // Only the one behind is due; it is rewritten without a commit.
+  EXPECT_EQ(api->mirror_stats().due, 1);
+  const int64_t store_head = MustCall(*api, "store.status", Json::object())["ledger"]["head_seq"];
+  EXPECT_TRUE(Eventually([&] {
+    const std::optional<Witness> now = ReadMirrorHead(a);
+    return now && now->head.seq == store_head && Json::parse(Read(a))["context"]["n"] == 7;
+  }));
 }
 
 }  // namespace

@@ -84,18 +84,22 @@ Result<Json> ExportMessages(Txn& txn, const std::string& run_id) {
 Result<Json> ExportHistory(Txn& txn, const std::string& run_id) {
   ASSIGN_OR_RETURN(Json events, ListEvents(txn, {.run_id = run_id, .limit = int64_t{1} << 40}));
   Json out = Json::array();
-  for (const Json& e : events) {
-    const Json& payload = e["payload"];
+  out.get_ref<Json::array_t&>().reserve(events.size());
+  // Each event's parts are moved, not copied: a mirror renders the whole
+  // history of its run at each rewrite.
+  for (Json& e : events) {
+    Json& payload = e["payload"];
     std::string agent = JsonText(payload, "agent", JsonText(payload, "agent_id"));
     if (agent.empty()) agent = JsonText(e["actor"], "id");
-    out.push_back({{"seq", e["seq"]},
-                   {"kind", e["kind"]},
-                   {"time", JsonText(payload, "source_time", e["time"].get<std::string>())},
-                   {"agent", agent},
-                   {"actor", e["actor"]},
-                   {"summary", e["summary"]},
-                   {"payload", payload},
-                   {"files", e["files"]}});
+    std::string time = JsonText(payload, "source_time", e["time"].get<std::string>());
+    out.push_back({{"seq", std::move(e["seq"])},
+                   {"kind", std::move(e["kind"])},
+                   {"time", std::move(time)},
+                   {"agent", std::move(agent)},
+                   {"actor", std::move(e["actor"])},
+                   {"summary", std::move(e["summary"])},
+                   {"payload", std::move(payload)},
+                   {"files", std::move(e["files"])}});
   }
   return out;
 }

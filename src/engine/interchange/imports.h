@@ -76,6 +76,10 @@ Result<std::vector<MirrorTarget>> MirrorsOf(Txn& txn, const std::vector<std::str
 Result<std::optional<MirrorTarget>> FindMirror(Txn& txn, const std::string& path);
 // Every bound path.
 Result<std::vector<std::string>> MirrorPaths(Txn& txn);
+// The bound mirrors whose file is older than their run's newest event (its
+// head, engine/ledger/witness.h, is before it, or it has none): a process
+// stopped between a commit and the mirror's rewrite.
+Result<std::vector<MirrorTarget>> MirrorsBehind(Txn& txn);
 
 }  // namespace baton
 

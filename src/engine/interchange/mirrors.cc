@@ -7,6 +7,7 @@
 #include "engine/interchange/imports.h"
 #include "engine/ledger/ledger.h"
 #include "engine/ledger/witness.h"
+#include "store/tables/event_table.h"
 #include "store/tables/mirror_table.h"
 #include "util/json_or_null.h"
 
@@ -176,5 +177,16 @@ Result<std::optional<MirrorTarget>> FindMirror(Txn& txn, const std::string& path
 }
 
 Result<std::vector<std::string>> MirrorPaths(Txn& txn) { return ListMirrorPaths(txn); }
+
+Result<std::vector<MirrorTarget>> MirrorsBehind(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<MirrorRow> rows, ListMirrorRows(txn, std::nullopt));
+  std::vector<MirrorTarget> out;
+  for (const MirrorRow& m : rows) {
+    ASSIGN_OR_RETURN(int64_t newest, LastMirroredEventSeq(txn, m.run_id));
+    const std::optional<Witness> seen = ReadMirrorHead(m.path);
+    if (!seen || seen->head.seq < newest) out.push_back(TargetOf(m));
+  }
+  return out;
+}
 
 }  // namespace baton

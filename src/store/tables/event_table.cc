@@ -134,6 +134,16 @@ Result<int64_t> MaxEventSeq(Txn& txn) {
   return rows.empty() ? int64_t{0} : rows[0].Int(0);
 }
 
+Result<int64_t> LastMirroredEventSeq(Txn& txn, const std::string& run_id) {
+  // Backwards along events_run: stops at the first event that is not a
+  // mirror's own report.
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT seq FROM events WHERE run_id = ? AND kind NOT IN "
+                             "('mirror.failed', 'mirror.recovered') ORDER BY seq DESC LIMIT 1",
+                             {SqlText(run_id)}));
+  return rows.empty() ? int64_t{0} : rows[0].Int(0);
+}
+
 Result<std::vector<std::string>> ListEventPayloadsOfKind(Txn& txn, const std::string& kind) {
   ASSIGN_OR_RETURN(
       std::vector<Row> rows,

@@ -80,6 +80,10 @@ Result<std::optional<std::string>> FindEventHash(Txn& txn, int64_t seq);
 // The highest seq stored; 0 when there is none.
 Result<int64_t> MaxEventSeq(Txn& txn);
 
+// The seq of run "run_id"'s newest event that makes its mirrors due (any
+// kind but mirror.failed and mirror.recovered); 0 when it has none.
+Result<int64_t> LastMirroredEventSeq(Txn& txn, const std::string& run_id);
+
 // The payload texts of every event of "kind", in seq order.
 Result<std::vector<std::string>> ListEventPayloadsOfKind(Txn& txn, const std::string& kind);
 
