@@ -15,6 +15,11 @@ std::string Row::Str(size_t i) const {
   return "";
 }
 
+std::string Row::Take(size_t i) {
+  if (auto* s = std::get_if<std::string>(&values_[i])) return std::move(*s);
+  return Str(i);
+}
+
 int64_t Row::Int(size_t i) const {
   const SqlValue& v = values_[i];
   if (const auto* n = std::get_if<int64_t>(&v)) return *n;

@@ -14,28 +14,28 @@ constexpr char kEventColumns[] =
 constexpr char kEventSummaryColumns[] = "seq, time, run_id, actor_id, actor_role, kind, summary";
 
 // Reads the first seven columns (kEventSummaryColumns), and the other five
-// when the row has them (kEventColumns).
-EventRow EventFromRow(const Row& r) {
+// when the row has them (kEventColumns); the text moves out of "r".
+EventRow EventFromRow(Row& r) {
   EventRow e{.seq = r.Int(0),
-             .time = r.Str(1),
+             .time = r.Take(1),
              .run_id = TextOrNone(r, 2),
-             .actor_id = r.Str(3),
-             .actor_role = r.Str(4),
-             .kind = r.Str(5),
-             .summary = r.Str(6)};
+             .actor_id = r.Take(3),
+             .actor_role = r.Take(4),
+             .kind = r.Take(5),
+             .summary = r.Take(6)};
   if (r.size() < 12) return e;
-  e.payload = r.Str(7);
-  e.files = r.Str(8);
-  e.refs = r.Str(9);
-  e.prev_hash = r.Str(10);
-  e.hash = r.Str(11);
+  e.payload = r.Take(7);
+  e.files = r.Take(8);
+  e.refs = r.Take(9);
+  e.prev_hash = r.Take(10);
+  e.hash = r.Take(11);
   return e;
 }
 
-std::vector<EventRow> EventsFromRows(const std::vector<Row>& rows) {
+std::vector<EventRow> EventsFromRows(std::vector<Row> rows) {
   std::vector<EventRow> out;
   out.reserve(rows.size());
-  for (const Row& r : rows) out.push_back(EventFromRow(r));
+  for (Row& r : rows) out.push_back(EventFromRow(r));
   return out;
 }
 
@@ -96,7 +96,7 @@ Result<std::vector<EventRow>> ListEventRows(Txn& txn, const EventRowFilter& f) {
   params.push_back(SqlInt(f.limit));
   ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query(sql, params));
   if (f.before_seq > 0) std::reverse(rows.begin(), rows.end());
-  return EventsFromRows(rows);
+  return EventsFromRows(std::move(rows));
 }
 
 Result<std::vector<EventRow>> LoadEventRowsFrom(Txn& txn, int64_t first, int64_t limit) {
@@ -105,7 +105,7 @@ Result<std::vector<EventRow>> LoadEventRowsFrom(Txn& txn, int64_t first, int64_t
                              "payload, files, refs, prev_hash, hash "
                              "FROM events WHERE seq >= ? ORDER BY seq LIMIT ?",
                              {SqlInt(first), SqlInt(limit)}));
-  return EventsFromRows(rows);
+  return EventsFromRows(std::move(rows));
 }
 
 Result<std::vector<EventBrief>> LoadEventBriefsAfter(Txn& txn, int64_t after, int64_t limit) {
