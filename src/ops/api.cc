@@ -80,10 +80,9 @@ Result<std::unique_ptr<Api>> Api::Open(const ApiOptions& options) {
   return api;
 }
 
-Api::~Api() {
-  Shutdown();
-  mirror_queue_.reset();
-}
+// mirror_queue_, declared last, is destroyed first: its thread writes what
+// is still due while the rest of the Api stands.
+Api::~Api() { Shutdown(); }
 
 Status Api::EnsureStore() {
   ASSIGN_OR_RETURN(OpenStore open, Opened());
@@ -302,17 +301,20 @@ void Api::WriteQueuedMirror(const MirrorTarget& mirror) {
 
 void Api::WriteMirrors(Store& store, const std::vector<MirrorTarget>& mirrors) {
   for (const MirrorTarget& m : mirrors) {
-    if (!mirror_queue_) ++mirrors_written_;
+    if (options_.mirror_delay_ms <= 0) ++mirrors_written_;
+    // The error the store holds, read again with the run: a queued target's
+    // may predate a report made since.
+    std::string last_error = m.last_error;
     Result<bool> written = InternalError("not written");
     try {
-      written = WriteMirror(store, m);
+      written = WriteMirror(store, m, &last_error);
     } catch (const std::exception& e) {
       // A library's exception on odd stored data: the commit stands.
       written = InternalError("writing mirror " + m.path + ": " + e.what());
     }
     if (written.ok() && !*written) continue;  // unbound or rebound meanwhile
     const std::string error = written.ok() ? "" : written.status().message();
-    if (error == m.last_error) continue;
+    if (error == last_error) continue;
     // Reporting can fail only as any write can (the store is gone); the
     // mirror is then retried at the run's next commit.
     (void)Call("mirror.report",
@@ -321,7 +323,7 @@ void Api::WriteMirrors(Store& store, const std::vector<MirrorTarget>& mirrors) {
   }
 }
 
-Result<bool> Api::WriteMirror(Store& store, const MirrorTarget& m) {
+Result<bool> Api::WriteMirror(Store& store, const MirrorTarget& m, std::string* last_error) {
   // The path was resolved and checked when it was bound; what it names now
   // is checked again: a folder swapped for a symlink since, or a store file
   // linked in its place, must not let the rename land on the store.
@@ -353,6 +355,7 @@ Result<bool> Api::WriteMirror(Store& store, const MirrorTarget& m) {
     // unbound or bound to another run since the commit is not written.
     ASSIGN_OR_RETURN(std::optional<MirrorTarget> bound, FindMirror(*txn, m.path));
     still_bound = bound && bound->run_id == m.run_id && bound->format == m.format;
+    if (still_bound) *last_error = bound->last_error;
     if (still_bound) out = RenderRun(*txn, m.run_id, m.format);
     // The head this mirror saw: rendered after the commit, never ahead of it.
     if (still_bound) head = LedgerHeadNow(*txn);

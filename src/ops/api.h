@@ -136,8 +136,9 @@ class Api {
   void WriteMirrors(Store& store, const std::vector<MirrorTarget>& mirrors);
   // The mirror thread's work: "mirror" rewritten from the open store.
   void WriteQueuedMirror(const MirrorTarget& mirror);
-  // false: the path no longer mirrors that run in that format.
-  Result<bool> WriteMirror(Store& store, const MirrorTarget& mirror);
+  // false: the path no longer mirrors that run in that format. Sets
+  // "*last_error" to the binding's stored error when it reads it.
+  Result<bool> WriteMirror(Store& store, const MirrorTarget& mirror, std::string* last_error);
   // After a commit through this Api: wakes its waiters and rings the other
   // servers'.
   void NoteChange();

@@ -1,6 +1,5 @@
 #include "ops/mirror_queue.h"
 
-#include <algorithm>
 #include <utility>
 
 namespace baton {
@@ -21,10 +20,12 @@ MirrorQueue::~MirrorQueue() {
 void MirrorQueue::Add(const std::vector<MirrorTarget>& due) {
   if (due.empty()) return;
   MutexLock lock(&mu_);
+  ++added_;
   for (const MirrorTarget& m : due) {
     Entry& e = entries_[m.path];
     e.target = m;
     e.due = true;
+    e.added = added_;
     ++stats_.due;
   }
   cv_.SignalAll();
@@ -32,12 +33,14 @@ void MirrorQueue::Add(const std::vector<MirrorTarget>& due) {
 
 void MirrorQueue::Flush() {
   MutexLock lock(&mu_);
+  // Only what is due now: commits that keep arriving do not hold it up.
+  const uint64_t upto = added_;
   ++flushing_;
   cv_.SignalAll();
   for (;;) {
-    bool any_due = writing_;
-    for (const auto& [path, e] : entries_) any_due = any_due || e.due;
-    if (!any_due) break;
+    bool waiting = writing_ && writing_added_ <= upto;
+    for (const auto& [path, e] : entries_) waiting = waiting || (e.due && e.added <= upto);
+    if (!waiting) break;
     cv_.Wait(&mu_);
   }
   --flushing_;
@@ -83,6 +86,7 @@ void MirrorQueue::Loop() {
           e.due = false;
           target = e.target;
           writing_ = true;
+          writing_added_ = e.added;
           break;
         }
         if (stopping_) return;
@@ -100,7 +104,7 @@ void MirrorQueue::Loop() {
     // A render longer than the delay waits as long as it took before the
     // next: the thread spends at most half its time on one mirror.
     if (auto it = entries_.find(target.path); it != entries_.end()) {
-      it->second.next = std::max(start + delay_, end + (end - start));
+      it->second.next = end - start > delay_ ? end + (end - start) : start + delay_;
     }
     writing_ = false;
     ++stats_.written;

@@ -7,10 +7,11 @@
 // due, and the thread rewrites each due mirror at most once per delay,
 // rendering the run as it stands then — every commit before the render is in
 // the file. A mirror idle for a delay is rewritten as soon as a commit makes
-// it due; one whose render took longer than the delay waits that long before
-// the next (the thread renders one run at most half the time). So a commit
-// is in its mirrors within the delay — or the render's time, if longer — plus
-// one render:
+// it due. So a commit is in its mirror within the delay plus one render. A
+// mirror whose render took longer than the delay waits that long before the
+// next (the thread renders one run at most half the time): its commits land
+// within three renders. Mirrors due at once are rewritten one after another,
+// the one that has waited longest first:
 //
 //   MirrorQueue queue(200, [&](const MirrorTarget& m) { WriteMirror(m); });
 //   queue.Add(MirrorsOf(txn, touched));   // after the commit; returns at once
@@ -53,7 +54,7 @@ class MirrorQueue {
   // Marks "due" for rewriting; returns without waiting.
   void Add(const std::vector<MirrorTarget>& due);
   // Returns once every mirror due when it was called has been written (no
-  // delay waited for).
+  // delay waited for); commits added meanwhile do not hold it up.
   void Flush();
   MirrorStats stats() const;
 
@@ -62,8 +63,9 @@ class MirrorQueue {
   struct Entry {
     MirrorTarget target;       // as the latest commit named it
     bool due = false;
-    // No render starts before: the last start plus the delay, or its end
-    // plus its duration if later.
+    uint64_t added = 0;  // the Add that made it due last
+    // No render starts before: the last start plus the delay, or, after a
+    // render longer than the delay, its end plus its duration.
     Clock::time_point next;
   };
 
@@ -79,7 +81,9 @@ class MirrorQueue {
   CondVar cv_;
   std::map<std::string, Entry> entries_ GUARDED_BY(mu_);  // by path
   int flushing_ GUARDED_BY(mu_) = 0;  // callers in Flush
+  uint64_t added_ GUARDED_BY(mu_) = 0;  // Add calls so far
   bool writing_ GUARDED_BY(mu_) = false;
+  uint64_t writing_added_ GUARDED_BY(mu_) = 0;  // the Add of the mirror being written
   bool stopping_ GUARDED_BY(mu_) = false;
   MirrorStats stats_ GUARDED_BY(mu_);
   std::thread thread_;  // last: starts once the members it uses exist
