@@ -13,7 +13,8 @@
 // within three renders. Mirrors due at once are rewritten one after another,
 // the one that has waited longest first:
 //
-//   MirrorQueue queue(200, [&](const MirrorTarget& m) { WriteMirror(m); });
+//   MirrorQueue queue(std::chrono::milliseconds(200),
+//                     [&](const MirrorTarget& m) { WriteMirror(m); });
 //   queue.Add(MirrorsOf(txn, touched));   // after the commit; returns at once
 //   queue.Flush();                        // shutting down: writes what is due
 //

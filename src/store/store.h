@@ -70,8 +70,8 @@ class Row {
   }
   // Text of column "i"; "" for NULL; integers and reals as decimal text.
   std::string Str(size_t i) const;
-  // The same, moved out of the row (which keeps ""): for a caller that
-  // reads each column once, as the ledger's walk does.
+  // The same, moved out of the row (the row's text is left moved-from): for
+  // a caller that reads each column once, as the ledger's walk does.
   std::string Take(size_t i);
   // Integer of column "i"; 0 for NULL.
   int64_t Int(size_t i) const;
