@@ -85,6 +85,7 @@ Result<ApiOptions> ResolveApiOptions(const GlobalOptions& g, bool group_commit, 
   }
   options.group_commit = group_commit;
   options.roots = g.roots;
+  options.registry = CommandEnv::SharedRegistry();
   return options;
 }
 
@@ -325,7 +326,15 @@ int RunCli(int argc, char** argv) {
   std::function<int()> run;
   FixedArgs args;
   AddFixedCommands(app, g, run, env, args);
-  Status verbs = AddOperationVerbs(app, env, run);
+  // Only the verb the command line names is built (all of them for
+  // --help-all, completion, or a word to suggest a command for).
+  std::vector<std::string> fixed;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    fixed.push_back(sub->get_name());
+  }
+  const VerbChoice choice = ChooseVerbs(std::vector<std::string>(argv + 1, argv + argc), fixed,
+                                        CommandEnv::StaticRegistry().Groups());
+  Status verbs = AddOperationVerbs(app, env, run, choice);
   if (!verbs.ok()) return ReportError(verbs, "text");
   // Last, so that its script sees every other command.
   auto* completion = app.add_subcommand(

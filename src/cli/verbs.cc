@@ -244,30 +244,76 @@ void AddVerb(CLI::App& group, CommandEnv& env, const Operation& op, std::functio
 
 }  // namespace
 
-const Registry& CommandEnv::StaticRegistry() {
-  static const Registry* const kRegistry = [] {
-    auto* r = new Registry();
+const std::shared_ptr<const Registry>& CommandEnv::SharedRegistry() {
+  static const std::shared_ptr<const Registry>* const kRegistry = [] {
+    auto r = std::make_shared<Registry>();
     Status s = RegisterCoreOps(*r);
     // Registration is fixed at build time and covered by tests.
     assert(s.ok());
     (void)s;
-    return r;
+    return new std::shared_ptr<const Registry>(std::move(r));
   }();
   return *kRegistry;
 }
 
-Status AddOperationVerbs(CLI::App& app, CommandEnv& env, std::function<int()>& run) {
-  std::map<std::string, CLI::App*> groups;
-  for (const Operation* op : CommandEnv::StaticRegistry().All()) {
-    const std::string group = op->name.substr(0, op->name.find('.'));
-    CLI::App*& g = groups[group];
-    if (g == nullptr) {
-      g = app.add_subcommand(group, "The " + group + " operations (baton " + group + " --help)");
-      g->require_subcommand(1);
-      g->group("Operation groups");
+const Registry& CommandEnv::StaticRegistry() { return *SharedRegistry(); }
+
+VerbChoice ChooseVerbs(const std::vector<std::string>& args,
+                       const std::vector<std::string>& commands,
+                       const std::vector<std::string>& groups) {
+  auto names = [](const std::vector<std::string>& list, const std::string& word) {
+    return std::find(list.begin(), list.end(), word) != list.end();
+  };
+  // Skips options from "i" on: the global ones with their values, and
+  // ("others") any other; false at one it cannot skip.
+  auto skip_options = [&args](size_t& i, bool others) {
+    static const std::vector<std::string> kWithValue = {"--store",  "--agent",      "--role",
+                                                        "--output", "--durability", "--root"};
+    while (i < args.size() && args[i].size() > 1 && args[i][0] == '-') {
+      const std::string& a = args[i];
+      if (a == "--" || a == "--help-all") return false;
+      const size_t eq = a.find('=');
+      const bool global = std::find(kWithValue.begin(), kWithValue.end(), a.substr(0, eq)) !=
+                          kWithValue.end();
+      if (!global && !others) return false;
+      i += global && eq == std::string::npos ? 2 : 1;
     }
+    return true;
+  };
+  VerbChoice all;
+  size_t i = 0;
+  if (!skip_options(i, /*others=*/true)) return all;
+  if (i >= args.size() || names(commands, args[i])) return VerbChoice{.all = false};
+  if (!names(groups, args[i])) return all;
+  VerbChoice choice{.all = false, .group = args[i]};
+  ++i;
+  if (skip_options(i, /*others=*/false) && i < args.size()) choice.verb = args[i];
+  return choice;
+}
+
+Status AddOperationVerbs(CLI::App& app, CommandEnv& env, std::function<int()>& run,
+                         const VerbChoice& choice) {
+  const Registry& registry = CommandEnv::StaticRegistry();
+  std::map<std::string, CLI::App*> groups;
+  for (const std::string& group : registry.Groups()) {
+    CLI::App* g =
+        app.add_subcommand(group, "The " + group + " operations (baton " + group + " --help)");
+    g->require_subcommand(1);
+    g->group("Operation groups");
+    groups[group] = g;
+  }
+  if (!choice.all && choice.group.empty()) return Status();
+  std::vector<const Operation*> ops = choice.all ? registry.All() : registry.InGroup(choice.group);
+  if (!choice.verb.empty()) {
+    auto named = std::find_if(ops.begin(), ops.end(), [&](const Operation* op) {
+      return FlagName(op->name.substr(op->name.find('.') + 1)) == choice.verb;
+    });
+    // A word that is no verb of the group: all of them, for the suggestion.
+    if (named != ops.end()) ops = {*named};
+  }
+  for (const Operation* op : ops) {
     RETURN_IF_ERROR(CheckNoGlobalClash(*op));
-    AddVerb(*g, env, *op, run);
+    AddVerb(*groups.at(op->name.substr(0, op->name.find('.'))), env, *op, run);
   }
   return Status();
 }

@@ -65,8 +65,10 @@ class CommandEnv {
   const GlobalOptions& globals() const { return g_; }
   // Storage for generated verbs; addresses stay valid.
   VerbArgs& NewVerbArgs() { return verb_args_.emplace_back(); }
-  // The operations, for generating verbs (no store is opened).
+  // The operations, for generating verbs (no store is opened); the Api the
+  // command opens uses the same ones.
   static const Registry& StaticRegistry();
+  static const std::shared_ptr<const Registry>& SharedRegistry();
 
  private:
   Result<Api*> GetApi(StoreUse use = StoreUse::kExisting);
@@ -77,8 +79,26 @@ class CommandEnv {
   std::deque<VerbArgs> verb_args_;
 };
 
-// Adds `baton <group> <verb>` for every operation; the chosen verb sets "run".
-Status AddOperationVerbs(CLI::App& app, CommandEnv& env, std::function<int()>& run);
+// Which operation verbs a command line needs built: a command builds only
+// its own verb (issue 21: a `baton` call builds what it runs).
+struct VerbChoice {
+  bool all = true;    // every group with all its verbs (help-all, completion,
+                      // a word that names nothing: its suggestion)
+  std::string group;  // else this group's verbs; "": the groups, no verbs
+  std::string verb;   // and of them only this one when it is one ("": all)
+};
+
+// Reads "args" (argv without the program) as the parser will: the first
+// word that is not a global option or its value is the command; "commands"
+// are the hand-written ones (completion aside), "groups" the operations'.
+VerbChoice ChooseVerbs(const std::vector<std::string>& args,
+                       const std::vector<std::string>& commands,
+                       const std::vector<std::string>& groups);
+
+// Adds `baton <group>` for every group and `baton <group> <verb>` for the
+// operations "choice" names; the chosen verb sets "run".
+Status AddOperationVerbs(CLI::App& app, CommandEnv& env, std::function<int()>& run,
+                         const VerbChoice& choice);
 
 }  // namespace baton
 

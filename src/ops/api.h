@@ -66,6 +66,9 @@ struct ApiOptions {
   // many milliseconds, and at open those a stopped process left behind
   // (ops/mirror_queue.h; `baton serve` and `baton mcp`).
   int mirror_delay_ms = 0;
+  // The operations, when the caller has them already (made by
+  // RegisterCoreOps; the CLI built them to parse its verb); null: made here.
+  std::shared_ptr<const Registry> registry;
 
   static bool DefaultValidateOutput();
 };
@@ -81,7 +84,7 @@ class Api {
   Result<Json> Call(std::string_view op, const Json& input, const Actor& actor,
                     const ProgressFn& progress);
 
-  const Registry& registry() const { return registry_; }
+  const Registry& registry() const { return *registry_; }
   const MachineSet& machines() const { return *machines_; }
   // The roots and store callers' paths are checked against.
   const PathScope& paths() const { return paths_; }
@@ -175,7 +178,7 @@ class Api {
   ApiOptions options_;
   PathScope paths_;  // set by Open, then read-only
   std::shared_ptr<const MachineSet> machines_;
-  Registry registry_;
+  std::shared_ptr<const Registry> registry_;
 
   mutable Mutex open_mu_;
   bool shut_down_ GUARDED_BY(open_mu_) = false;
@@ -211,9 +214,10 @@ class Api {
   std::unique_ptr<MirrorQueue> mirror_queue_;
 };
 
-// Registers every core operation (project.*, run.*, task.*, ledger.*,
-// machine.*, op.*, store.*) in "registry".
+// Registers every operation in "registry": the engine's hooks at once, and
+// each family of operations (CoreFamilies) to be added when first asked for.
 Status RegisterCoreOps(Registry& registry);
+const std::vector<OpFamily>& CoreFamilies();
 
 }  // namespace baton
 

@@ -398,9 +398,12 @@ Status AddTransferOps(Registry& r) {
 
 }  // namespace
 
-Status RegisterBoardOps(Registry& registry) {
+void AddBoardHooks(EngineHooks& hooks) {
   // A card in an auto-advancing column moves on when its task succeeds.
-  registry.hooks().task_succeeded.push_back(AdvanceOnCompletion);
+  hooks.task_succeeded.push_back(AdvanceOnCompletion);
+}
+
+Status RegisterBoardOps(Registry& registry) {
   RETURN_IF_ERROR(AddTemplateOps(registry));
   RETURN_IF_ERROR(AddBoardCrudOps(registry));
   RETURN_IF_ERROR(AddCardOps(registry));

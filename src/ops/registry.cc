@@ -1,6 +1,7 @@
 #include "ops/registry.h"
 
 #include <algorithm>
+#include <set>
 
 #include "model/json_schema.h"
 
@@ -90,15 +91,70 @@ Status Registry::Add(Operation op) {
   return Status();
 }
 
+void Registry::AddFamily(OpFamily family) {
+  MutexLock lock(&mu_);
+  pending_.push_back(std::move(family));
+  complete_.store(false, std::memory_order_relaxed);
+}
+
+void Registry::AddFamilies(std::string_view group) const {
+  for (size_t i = 0; i < pending_.size();) {
+    const std::vector<std::string>& groups = pending_[i].groups;
+    if (!group.empty() && std::find(groups.begin(), groups.end(), group) == groups.end()) {
+      ++i;
+      continue;
+    }
+    OpFamily family = std::move(pending_[i]);
+    pending_.erase(pending_.begin() + static_cast<ptrdiff_t>(i));
+    // Families add to ops_ only here, under mu_; hooks were added before.
+    Status added = family.add(const_cast<Registry&>(*this));
+    if (!added.ok() && family_error_.ok()) family_error_ = added;
+  }
+  if (pending_.empty()) complete_.store(true, std::memory_order_release);
+}
+
 const Operation* Registry::Find(std::string_view name) const {
+  if (!complete_.load(std::memory_order_acquire)) {
+    MutexLock lock(&mu_);
+    AddFamilies(name.substr(0, name.find('.')));
+    auto it = ops_.find(name);
+    return it == ops_.end() ? nullptr : &it->second;
+  }
   auto it = ops_.find(name);
   return it == ops_.end() ? nullptr : &it->second;
 }
 
 std::vector<const Operation*> Registry::All() const {
+  (void)Complete();  // a family that failed is missing; Complete() says which
   std::vector<const Operation*> out;
   for (const auto& [name, op] : ops_) out.push_back(&op);
   return out;
+}
+
+std::vector<const Operation*> Registry::InGroup(std::string_view group) const {
+  const std::string prefix = std::string(group) + ".";
+  MutexLock lock(&mu_);
+  AddFamilies(group);
+  std::vector<const Operation*> out;
+  for (auto it = ops_.lower_bound(prefix); it != ops_.end(); ++it) {
+    if (!it->first.starts_with(prefix)) break;
+    out.push_back(&it->second);
+  }
+  return out;
+}
+
+std::vector<std::string> Registry::Groups() const {
+  MutexLock lock(&mu_);
+  std::set<std::string> groups;
+  for (const auto& [name, op] : ops_) groups.insert(name.substr(0, name.find('.')));
+  for (const OpFamily& family : pending_) groups.insert(family.groups.begin(), family.groups.end());
+  return {groups.begin(), groups.end()};
+}
+
+Status Registry::Complete() const {
+  MutexLock lock(&mu_);
+  AddFamilies("");
+  return family_error_;
 }
 
 Json Registry::Describe(const Operation& op) {

@@ -12,11 +12,13 @@
 // change an existing row, "expect_version" (compare-and-set: Aborted when the
 // row moved). It also gives every integer of the input schema a range — the
 // one the operation states, or +-(2^53 - 1) — so no input wraps into
-// another number in a handler. A Registry is built once at start-up and then only read.
+// another number in a handler. A Registry is built once (each family of
+// operations when it is first asked for) and then only read.
 
 #ifndef BATON_SRC_OPS_REGISTRY_H_
 #define BATON_SRC_OPS_REGISTRY_H_
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -26,6 +28,7 @@
 #include "engine/core/engine_hooks.h"
 #include "engine/ledger/op_context.h"
 #include "util/clock.h"
+#include "util/mutex.h"
 
 namespace baton {
 
@@ -88,26 +91,67 @@ struct Operation {
   OpProcedure procedure;
 };
 
+class Registry;
+
+// Operations that one function adds together, and the groups they are in
+// (the part of an operation's name before the dot). A registry adds a
+// family the first time an operation of one of its groups is asked for, so
+// a process that runs one verb builds that group's schemas only (a `baton`
+// command); listing them all adds every family.
+struct OpFamily {
+  std::vector<std::string> groups;
+  Status (*add)(Registry&) = nullptr;
+};
+
 class Registry {
  public:
-  // Adds "op" after completing and checking its schemas. InvalidArgument for
-  // a bad schema, AlreadyExists for a duplicate name.
-  Status Add(Operation op);
+  Registry() = default;
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
 
+  // Adds "op" after completing and checking its schemas. InvalidArgument for
+  // a bad schema, AlreadyExists for a duplicate name. Called while the
+  // registry is built (directly, or by a family being added).
+  Status Add(Operation op);
+  // Adds "family" when one of its groups is first asked for.
+  void AddFamily(OpFamily family);
+
+  // Thread-safe; may add the families of the name's group first.
   const Operation* Find(std::string_view name) const;
-  // All operations sorted by name.
+  // All operations sorted by name (every family added first).
   std::vector<const Operation*> All() const;
+  // The operations of "group" sorted by name (its families added first).
+  std::vector<const Operation*> InGroup(std::string_view group) const;
+  // Every group, of the operations added and of the families not yet
+  // added, sorted; adds nothing.
+  std::vector<std::string> Groups() const;
+  // Adds every family not yet added: the first failure (a family whose
+  // schemas do not check), also the one a Find met and answered null for.
+  Status Complete() const;
 
   // {name, summary, roles, mutating, annotations, input_schema, output_schema}
   static Json Describe(const Operation& op);
 
-  // What the rooms above the engine's core add to its changes; each adds its
-  // hooks with its operations. Every operation's context points here.
+  // What the rooms above the engine's core add to its changes; added before
+  // any family (a hook must run whichever operations were built). Every
+  // operation's context points here.
   EngineHooks& hooks() { return hooks_; }
   const EngineHooks& hooks() const { return hooks_; }
 
  private:
-  std::map<std::string, Operation, std::less<>> ops_;
+  // Adds the pending families that define "group" (all of them when
+  // "group" is empty).
+  void AddFamilies(std::string_view group) const REQUIRES(mu_);
+
+  mutable Mutex mu_;
+  mutable std::vector<OpFamily> pending_ GUARDED_BY(mu_);
+  mutable Status family_error_ GUARDED_BY(mu_);
+  // True once no family is pending: ops_ no longer changes, and is read
+  // without mu_.
+  mutable std::atomic<bool> complete_{true};
+  // Written under mu_ (or before the registry is shared), read under it
+  // until complete_.
+  mutable std::map<std::string, Operation, std::less<>> ops_;
   EngineHooks hooks_;
 };
 

@@ -261,8 +261,12 @@ Status AddUsageOps(Registry& r) {
 
 }  // namespace
 
+void AddSgaiHooks(EngineHooks& hooks) {
+  // An answer to a work gate's question moves the sgai run on.
+  hooks.question_answered.push_back(ApplySgaiWorkGate);
+}
+
 Status RegisterSgaiOps(Registry& registry) {
-  registry.hooks().question_answered.push_back(ApplySgaiWorkGate);
   RETURN_IF_ERROR(AddWorkflowOps(registry));
   RETURN_IF_ERROR(AddTodoOps(registry));
   RETURN_IF_ERROR(AddAgentOps(registry));

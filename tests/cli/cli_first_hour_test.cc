@@ -284,6 +284,32 @@ TEST_F(CliFirstHourTest, AnAgentsFirstCallRegistersItAndAnEmptyClaimSaysWhy) {
   EXPECT_NE(agents.out.find("reviewer"), std::string::npos) << agents.out;
 }
 
+// A command builds only its own verb (issue 21 item 4), yet every help
+// still lists everything, and options stand where people put them.
+TEST_F(CliFirstHourTest, HelpListsEveryGroupAndVerbThoughACommandBuildsOnlyItsOwn) {
+  ProcessResult top = RunBaton({"--help"});
+  EXPECT_EQ(top.exit_code, 0);
+  for (const char* group : {"agent", "board", "graph", "mail", "run", "sgai", "task", "wish"}) {
+    EXPECT_NE(top.out.find("\n  " + std::string(group) + " "), std::string::npos) << group;
+  }
+  ProcessResult run_help = RunBaton({"run", "--help"});
+  EXPECT_EQ(run_help.exit_code, 0);
+  // run.* comes from three families: the core, the formats and the inbox.
+  for (const char* verb : {"create", "add-progress", "export", "usage"}) {
+    EXPECT_NE(run_help.out.find("\n  " + std::string(verb) + " "), std::string::npos)
+        << verb << "\n" << run_help.out;
+  }
+  ProcessResult made = RunBaton({"--store", store_, "run", "--output", "id", "create",
+                                 "--title", "options between the words"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const std::string run = made.out.substr(0, made.out.find('\n'));
+  ProcessResult noted =
+      RunBaton({"--agent", "coder", "run", "add-progress", run, "a note", "--store", store_});
+  EXPECT_EQ(noted.exit_code, 0) << noted.err;
+  ProcessResult shown = RunBaton({"--store", store_, "--output", "json", "run", "show", run});
+  EXPECT_NE(shown.out.find("a note"), std::string::npos) << shown.out;
+}
+
 // Help says what each flag takes, which ones are required, and shows the
 // verb in use.
 TEST_F(CliFirstHourTest, VerbHelpShowsTypesRequiredFlagsAndAnExample) {
