@@ -1,6 +1,5 @@
 #include "store/postgres/change_bell.h"
 
-#include <libpq-fe.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -11,6 +10,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "store/postgres/libpq.h"
 
 namespace baton {
 namespace {
@@ -26,7 +27,7 @@ class PostgresChangeBell final : public ChangeBell {
  public:
   PostgresChangeBell(std::unique_ptr<PgSession> session, int wake_fd)
       : session_(std::move(session)),
-        own_pid_(PQbackendPID(session_->raw())),
+        own_pid_(Pq().PQbackendPID(session_->raw())),
         wake_fd_(wake_fd) {}
   ~PostgresChangeBell() override { ::close(wake_fd_); }
 
@@ -40,7 +41,7 @@ class PostgresChangeBell final : public ChangeBell {
     // Notifications that came in with a ring's answer wait in libpq's queue.
     std::vector<int64_t> heard = Drain();
     if (!heard.empty()) return heard;
-    pollfd fds[2] = {{PQsocket(session_->raw()), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    pollfd fds[2] = {{Pq().PQsocket(session_->raw()), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
     const int n = ::poll(fds, 2, std::max(0, timeout_ms));
     if (n < 0 && errno != EINTR) {
       return UnavailableError(std::string("waiting for other servers' commits: ") +
@@ -50,10 +51,10 @@ class PostgresChangeBell final : public ChangeBell {
       uint64_t count = 0;
       (void)::read(wake_fd_, &count, sizeof(count));
     }
-    if (n > 0 && fds[0].revents != 0 && PQconsumeInput(session_->raw()) == 0) {
+    if (n > 0 && fds[0].revents != 0 && Pq().PQconsumeInput(session_->raw()) == 0) {
       return Status(StatusCode::kUnavailable,
                     std::string("the connection that hears other servers' commits was lost: ") +
-                        PQerrorMessage(session_->raw()),
+                        Pq().PQerrorMessage(session_->raw()),
                     nlohmann::json{{"reason", kStoreDisconnectedReason}});
     }
     return Drain();
@@ -67,9 +68,9 @@ class PostgresChangeBell final : public ChangeBell {
  private:
   std::vector<int64_t> Drain() {
     std::vector<int64_t> heard;
-    while (PGnotify* note = PQnotifies(session_->raw())) {
+    while (PGnotify* note = Pq().PQnotifies(session_->raw())) {
       if (note->be_pid != own_pid_) heard.push_back(std::strtoll(note->extra, nullptr, 10));
-      PQfreemem(note);
+      Pq().PQfreemem(note);
     }
     return heard;
   }

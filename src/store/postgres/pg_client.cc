@@ -1,11 +1,10 @@
 #include "store/postgres/pg_client.h"
 
-#include <libpq-fe.h>
-
 #include <cstdio>
 #include <cstdlib>
 
 #include "baton/error_table.h"
+#include "store/postgres/libpq.h"
 
 namespace baton {
 namespace {
@@ -30,10 +29,10 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
 }
 
 SqlValue ColumnValue(PGresult* res, int row, int col) {
-  if (PQgetisnull(res, row, col)) return SqlValue();
-  const char* text = PQgetvalue(res, row, col);
-  const auto length = static_cast<size_t>(PQgetlength(res, row, col));
-  switch (PQftype(res, col)) {
+  if (Pq().PQgetisnull(res, row, col)) return SqlValue();
+  const char* text = Pq().PQgetvalue(res, row, col);
+  const auto length = static_cast<size_t>(Pq().PQgetlength(res, row, col));
+  switch (Pq().PQftype(res, col)) {
     case kInt8Oid:
     case kInt4Oid:
     case kInt2Oid:
@@ -99,15 +98,15 @@ std::string NumberPlaceholders(std::string_view sql) {
 }
 
 Status PgError(PGconn* conn, PGresult* res, std::string_view what) {
-  const char* state = res != nullptr ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
-  std::string message = res != nullptr ? PQresultErrorMessage(res) : PQerrorMessage(conn);
+  const char* state = res != nullptr ? Pq().PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+  std::string message = res != nullptr ? Pq().PQresultErrorMessage(res) : Pq().PQerrorMessage(conn);
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
   const std::string msg = std::string(what) + ": " + message;
   const std::string code = state != nullptr ? state : "";
   // libpq's own errors carry no SQLSTATE: a broken connection is one of
   // them, a bad statement (too many parameters, an empty one) another.
   if (StartsWith(code, "08") || code == "57P01" || code == "57P02" || code == "57P03" ||
-      PQstatus(conn) == CONNECTION_BAD) {
+      Pq().PQstatus(conn) == CONNECTION_BAD) {
     return Status(StatusCode::kUnavailable, "lost the PostgreSQL server: " + msg,
                   nlohmann::json{{"reason", kStoreDisconnectedReason}});
   }
@@ -148,33 +147,34 @@ Result<std::unique_ptr<PgSession>> PgSession::Connect(const std::string& conninf
                         "dbname", "client_encoding", nullptr};
   const char* values[] = {"10", "baton", "10", "5", "3", "30000", conninfo.c_str(), "UTF8",
                           nullptr};
-  PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  RETURN_IF_ERROR(LoadLibpq());
+  PGconn* conn = Pq().PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (conn == nullptr) return UnavailableError("connecting to " + shown + ": out of memory");
-  if (PQstatus(conn) != CONNECTION_OK) {
-    std::string message = PQerrorMessage(conn);
-    PQfinish(conn);
+  if (Pq().PQstatus(conn) != CONNECTION_OK) {
+    std::string message = Pq().PQerrorMessage(conn);
+    Pq().PQfinish(conn);
     while (!message.empty() && message.back() == '\n') message.pop_back();
     return Status(StatusCode::kUnavailable, "cannot connect to PostgreSQL at " + shown + ": " +
                                                 message,
                   nlohmann::json{{"reason", kStoreDisconnectedReason}});
   }
-  PQsetNoticeProcessor(conn, IgnoreNotice, nullptr);
+  Pq().PQsetNoticeProcessor(conn, IgnoreNotice, nullptr);
   return std::unique_ptr<PgSession>(new PgSession(conn, shown));
 }
 
-PgSession::~PgSession() { PQfinish(conn_); }
+PgSession::~PgSession() { Pq().PQfinish(conn_); }
 
-bool PgSession::healthy() const { return !broken_ && PQstatus(conn_) == CONNECTION_OK; }
+bool PgSession::healthy() const { return !broken_ && Pq().PQstatus(conn_) == CONNECTION_OK; }
 
-bool PgSession::in_transaction() const { return PQtransactionStatus(conn_) != PQTRANS_IDLE; }
+bool PgSession::in_transaction() const { return Pq().PQtransactionStatus(conn_) != PQTRANS_IDLE; }
 
 std::string PgSession::server_version() const {
-  const int v = PQserverVersion(conn_);
+  const int v = Pq().PQserverVersion(conn_);
   return std::to_string(v / 10000) + "." + std::to_string(v % 10000);
 }
 
 Status PgSession::ResultStatus(PGresult* res, std::string_view what) {
-  const ExecStatusType st = res != nullptr ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+  const ExecStatusType st = res != nullptr ? Pq().PQresultStatus(res) : PGRES_FATAL_ERROR;
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Status();
   return PgError(conn_, res, what);
 }
@@ -206,10 +206,10 @@ Result<std::string> PgSession::Prepare(std::string_view sql, SqlParams params) {
   const bool once = params.size() > kMaxKeptParams;
   std::string name = once ? "" : "s" + std::to_string(prepared_.size() + 1);
   const std::string numbered = NumberPlaceholders(sql);
-  PGresult* res = PQprepare(conn_, name.c_str(), numbered.c_str(),
+  PGresult* res = Pq().PQprepare(conn_, name.c_str(), numbered.c_str(),
                             static_cast<int>(types.size()), types.data());
   Status s = ResultStatus(res, "preparing \"" + std::string(sql.substr(0, 80)) + "\"");
-  PQclear(res);
+  Pq().PQclear(res);
   if (!s.ok()) return s;
   if (!once) prepared_.emplace(std::move(key), name);
   return name;
@@ -264,7 +264,7 @@ Status PgSession::Flush() {
   deferred_.pop_back();
   ASSIGN_OR_RETURN(PGresult* res, SendPipelined(last));
   Status s = ResultStatus(res, last.text);
-  PQclear(res);
+  Pq().PQclear(res);
   return s;
 }
 
@@ -282,57 +282,57 @@ void PgSession::DropDeferredAfterSavepoint(std::string_view name) {
 
 Result<PGresult*> PgSession::Send(const Bound& last) {
   if (!deferred_.empty()) return SendPipelined(last);
-  if (last.command) return PQexec(conn_, last.text.c_str());  // may hold several
+  if (last.command) return Pq().PQexec(conn_, last.text.c_str());  // may hold several
   const std::vector<const char*> values = ValuePointers(last.values);
-  return PQexecPrepared(conn_, last.name.c_str(), static_cast<int>(values.size()), values.data(),
+  return Pq().PQexecPrepared(conn_, last.name.c_str(), static_cast<int>(values.size()), values.data(),
                         nullptr, nullptr, 0);
 }
 
 Result<PGresult*> PgSession::SendPipelined(const Bound& last) {
   std::vector<Bound> queue;
   queue.swap(deferred_);
-  if (PQenterPipelineMode(conn_) != 1) return PgError(conn_, nullptr, "entering pipeline mode");
+  if (Pq().PQenterPipelineMode(conn_) != 1) return PgError(conn_, nullptr, "entering pipeline mode");
   bool sent = true;
   auto send = [&](const Bound& b) {
     if (b.command) {
-      return PQsendQueryParams(conn_, b.text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+      return Pq().PQsendQueryParams(conn_, b.text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
     }
     const std::vector<const char*> values = ValuePointers(b.values);
-    return PQsendQueryPrepared(conn_, b.name.c_str(), static_cast<int>(values.size()),
+    return Pq().PQsendQueryPrepared(conn_, b.name.c_str(), static_cast<int>(values.size()),
                                values.data(), nullptr, nullptr, 0) == 1;
   };
   for (const Bound& b : queue) sent = sent && send(b);
-  sent = sent && send(last) && PQpipelineSync(conn_) == 1;
+  sent = sent && send(last) && Pq().PQpipelineSync(conn_) == 1;
   // Each statement answers a result and then a null; the sync answers last.
   // A statement after a failed one answers PGRES_PIPELINE_ABORTED.
   Status failed = sent ? Status() : PgError(conn_, nullptr, "sending a pipeline");
   PGresult* answer = nullptr;
   for (size_t i = 0; sent && i <= queue.size(); ++i) {
-    PGresult* res = PQgetResult(conn_);
+    PGresult* res = Pq().PQgetResult(conn_);
     if (res == nullptr) {
       if (failed.ok()) failed = PgError(conn_, nullptr, "pipeline");
       break;
     }
     if (i < queue.size()) {
       if (failed.ok()) failed = ResultStatus(res, queue[i].text);
-      PQclear(res);
+      Pq().PQclear(res);
     } else {
       answer = res;
     }
-    for (PGresult* more; (more = PQgetResult(conn_)) != nullptr;) PQclear(more);
+    for (PGresult* more; (more = Pq().PQgetResult(conn_)) != nullptr;) Pq().PQclear(more);
   }
   for (int i = 0; sent && i < 4; ++i) {  // what remains is the sync
-    PGresult* res = PQgetResult(conn_);
+    PGresult* res = Pq().PQgetResult(conn_);
     if (res == nullptr) continue;
-    const bool sync = PQresultStatus(res) == PGRES_PIPELINE_SYNC;
-    PQclear(res);
+    const bool sync = Pq().PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+    Pq().PQclear(res);
     if (sync) break;
   }
   // A session libpq cannot take out of pipeline mode is never used again:
   // healthy() says so and the pool drops it.
-  if (PQexitPipelineMode(conn_) != 1) broken_ = true;
+  if (Pq().PQexitPipelineMode(conn_) != 1) broken_ = true;
   if (!failed.ok() || answer == nullptr) {
-    PQclear(answer);
+    Pq().PQclear(answer);
     return failed.ok() ? PgError(conn_, nullptr, "pipeline") : failed;
   }
   return answer;
@@ -344,12 +344,12 @@ Result<std::vector<Row>> PgSession::Run(std::string_view sql, SqlParams params,
   ASSIGN_OR_RETURN(PGresult* res, Send(bound));
   struct Clear {
     PGresult* r;
-    ~Clear() { PQclear(r); }
+    ~Clear() { Pq().PQclear(r); }
   } clear{res};
   RETURN_IF_ERROR(ResultStatus(res, "statement"));
   std::vector<Row> rows;
-  const int nrows = PQntuples(res);
-  const int ncols = PQnfields(res);
+  const int nrows = Pq().PQntuples(res);
+  const int ncols = Pq().PQnfields(res);
   rows.reserve(static_cast<size_t>(nrows));
   for (int r = 0; r < nrows; ++r) {
     std::vector<SqlValue> row;
@@ -358,7 +358,7 @@ Result<std::vector<Row>> PgSession::Run(std::string_view sql, SqlParams params,
     rows.emplace_back(std::move(row));
   }
   if (changes != nullptr) {
-    const char* tuples = PQcmdTuples(res);
+    const char* tuples = Pq().PQcmdTuples(res);
     *changes = tuples[0] == '\0' ? 0 : std::strtoll(tuples, nullptr, 10);
   }
   return rows;
@@ -367,8 +367,8 @@ Result<std::vector<Row>> PgSession::Run(std::string_view sql, SqlParams params,
 Result<std::string> PgSession::Simple(const std::string& sql) {
   ASSIGN_OR_RETURN(PGresult* res, Send(Bound{true, "", sql, {}}));
   Status s = ResultStatus(res, sql.substr(0, 60));
-  std::string tag = res != nullptr ? PQcmdStatus(res) : "";
-  PQclear(res);
+  std::string tag = res != nullptr ? Pq().PQcmdStatus(res) : "";
+  Pq().PQclear(res);
   if (!s.ok()) return s;
   return tag;
 }

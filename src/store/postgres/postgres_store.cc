@@ -1,11 +1,10 @@
 #include "store/postgres/postgres_store.h"
 
-#include <libpq-fe.h>
-
 #include <algorithm>
 
 #include "store/migrations/migrations.h"
 #include "store/postgres/change_bell.h"
+#include "store/postgres/libpq.h"
 #include "store/postgres/pg_client.h"
 
 namespace baton {
