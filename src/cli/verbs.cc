@@ -303,14 +303,19 @@ Status AddOperationVerbs(CLI::App& app, CommandEnv& env, std::function<int()>& r
     groups[group] = g;
   }
   if (!choice.all && choice.group.empty()) return Status();
-  std::vector<const Operation*> ops = choice.all ? registry.All() : registry.InGroup(choice.group);
-  if (!choice.verb.empty()) {
-    auto named = std::find_if(ops.begin(), ops.end(), [&](const Operation* op) {
-      return FlagName(op->name.substr(op->name.find('.') + 1)) == choice.verb;
-    });
-    // A word that is no verb of the group: all of them, for the suggestion.
-    if (named != ops.end()) ops = {*named};
+  std::vector<const Operation*> ops;
+  if (!choice.all && !choice.verb.empty()) {
+    // The verb's operation alone (its group's other families are not built).
+    std::string name = choice.group + "." + choice.verb;
+    std::replace(name.begin(), name.end(), '-', '_');
+    const Operation* op = registry.Find(name);
+    if (op != nullptr && FlagName(op->name.substr(op->name.find('.') + 1)) == choice.verb) {
+      ops = {op};
+    }
   }
+  // A group alone, or a word that is no verb of it: all of them (for the
+  // help, or the suggestion).
+  if (ops.empty()) ops = choice.all ? registry.All() : registry.InGroup(choice.group);
   for (const Operation* op : ops) {
     RETURN_IF_ERROR(CheckNoGlobalClash(*op));
     AddVerb(*groups.at(op->name.substr(0, op->name.find('.'))), env, *op, run);

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -360,24 +362,64 @@ std::string Machine::ToText() const {
   return out.str();
 }
 
-const MachineSet& MachineSet::Builtin() {
-  static const MachineSet* const kBuiltin = [] {
-    auto* set = new MachineSet();
-    for (const EmbeddedFile& f : BuiltinMachineFiles()) {
-      const std::string source = "built-in " + std::string(f.name);
-      json doc = json::parse(f.text, nullptr, /*allow_exceptions=*/false);
-      Result<Machine> m = Machine::FromJson(doc, source);
-      Status added = m.ok() ? set->Add(std::move(m).value()) : m.status();
-      if (!added.ok()) {
-        // The built-in files are part of the build and tested; a failure
-        // here is a defect in src/model/machines/, never a user error.
-        std::fprintf(stderr, "baton: broken built-in machine: %s\n",
-                     added.ToString().c_str());
-        std::abort();
-      }
+namespace {
+
+// One built-in machine (src/model/machines/NAME.json), parsed the first time
+// it is asked for: a command that moves one run parses that run's machine,
+// not all sixteen (issue 21 item 4).
+struct LazyBuiltin {
+  std::once_flag once;
+  std::optional<Machine> machine;
+};
+
+// The index of the built-in file of machine "name", or -1.
+int BuiltinIndex(std::string_view name) {
+  const std::span<const EmbeddedFile> files = BuiltinMachineFiles();
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string_view file = files[i].name;
+    if (file.size() == name.size() + 5 && file.starts_with(name) && file.ends_with(".json")) {
+      return static_cast<int>(i);
     }
-    return set;
-  }();
+  }
+  return -1;
+}
+
+const Machine* BuiltinMachine(std::string_view name) {
+  static LazyBuiltin* const kLazy = new LazyBuiltin[BuiltinMachineFiles().size()];
+  const int i = BuiltinIndex(name);
+  if (i < 0) return nullptr;
+  LazyBuiltin& lazy = kLazy[i];
+  std::call_once(lazy.once, [&lazy, i] {
+    const EmbeddedFile& f = BuiltinMachineFiles()[i];
+    const std::string source = "built-in " + std::string(f.name);
+    json doc = json::parse(f.text, nullptr, /*allow_exceptions=*/false);
+    Result<Machine> m = Machine::FromJson(doc, source);
+    if (!m.ok() || m->name() + ".json" != f.name) {
+      // The built-in files are part of the build and tested; a failure
+      // here is a defect in src/model/machines/, never a user error.
+      std::fprintf(stderr, "baton: broken built-in machine %s: %s\n", f.name,
+                   m.ok() ? "its name is not its file's" : m.status().ToString().c_str());
+      std::abort();
+    }
+    lazy.machine = std::move(m).value();
+  });
+  return &*lazy.machine;
+}
+
+// The built-in machines' names, from their files' (none is parsed).
+std::vector<std::string> BuiltinNames() {
+  std::vector<std::string> names;
+  for (const EmbeddedFile& f : BuiltinMachineFiles()) {
+    const std::string_view file = f.name;
+    names.emplace_back(file.substr(0, file.size() - 5));
+  }
+  return names;
+}
+
+}  // namespace
+
+const MachineSet& MachineSet::Builtin() {
+  static const MachineSet* const kBuiltin = new MachineSet();
   return *kBuiltin;
 }
 
@@ -392,7 +434,7 @@ Status MachineSet::Add(Machine machine) {
 
 Result<std::shared_ptr<const MachineSet>> MachineSet::Load(
     const std::string& dir) {
-  auto set = std::make_shared<MachineSet>(Builtin());
+  auto set = std::make_shared<MachineSet>();
   std::error_code ec;
   if (dir.empty() || !std::filesystem::is_directory(dir, ec)) return std::shared_ptr<const MachineSet>(set);
   std::vector<std::filesystem::path> files;
@@ -407,7 +449,7 @@ Result<std::shared_ptr<const MachineSet>> MachineSet::Load(
     ASSIGN_OR_RETURN(std::string text, ReadFile(path.string()));
     ASSIGN_OR_RETURN(json doc, ParseJson(text, path.string()));
     ASSIGN_OR_RETURN(Machine m, Machine::FromJson(doc, path.string()));
-    if (set->Find(m.name()) != nullptr) {
+    if (BuiltinIndex(m.name()) >= 0 || set->machines_.contains(m.name())) {
       return FieldError(path.string(), "name",
                         "machine " + Quote(m.name()) + " is already defined (built-in or another file)");
     }
@@ -418,21 +460,25 @@ Result<std::shared_ptr<const MachineSet>> MachineSet::Load(
 
 const Machine* MachineSet::Find(std::string_view name) const {
   auto it = machines_.find(name);
-  return it == machines_.end() ? nullptr : &it->second;
+  return it == machines_.end() ? BuiltinMachine(name) : &it->second;
 }
 
 Result<const Machine*> MachineSet::Get(std::string_view name) const {
   const Machine* m = Find(name);
   if (m != nullptr) return m;
-  std::vector<std::string> names;
+  std::vector<std::string> names = BuiltinNames();
   for (const auto& [n, unused] : machines_) names.push_back(n);
+  std::sort(names.begin(), names.end());
   return NotFoundError("no machine named " + Quote(name) +
                        "; machines: " + Join(names));
 }
 
 std::vector<const Machine*> MachineSet::All() const {
   std::vector<const Machine*> out;
+  for (const std::string& name : BuiltinNames()) out.push_back(BuiltinMachine(name));
   for (const auto& [unused, m] : machines_) out.push_back(&m);
+  std::sort(out.begin(), out.end(),
+            [](const Machine* a, const Machine* b) { return a->name() < b->name(); });
   return out;
 }
 

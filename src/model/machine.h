@@ -104,7 +104,8 @@ class Machine {
   std::vector<MachineTransition> transitions_;
 };
 
-// All machines known to one store: the built-in ones and the user's files.
+// All machines known to one store: the built-in ones (each parsed the first
+// time it is asked for, once per process) and the user's files. Thread-safe.
 class MachineSet {
  public:
   // The built-in machines only (compiled into the binary).
@@ -125,7 +126,7 @@ class MachineSet {
  private:
   Status Add(Machine machine);
 
-  std::map<std::string, Machine, std::less<>> machines_;
+  std::map<std::string, Machine, std::less<>> machines_;  // the user's
 };
 
 }  // namespace baton

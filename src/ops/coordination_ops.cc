@@ -251,10 +251,11 @@ Status AddAgentOps(Registry& r) {
 
 }  // namespace
 
-Status RegisterCoordinationOps(Registry& registry) {
+Status RegisterTaskCoordinationOps(Registry& registry) {
   RETURN_IF_ERROR(AddDependencyOps(registry));
-  RETURN_IF_ERROR(AddClaimOps(registry));
-  return AddAgentOps(registry);
+  return AddClaimOps(registry);
 }
+
+Status RegisterAgentOps(Registry& registry) { return AddAgentOps(registry); }
 
 }  // namespace baton

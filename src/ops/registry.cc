@@ -97,8 +97,9 @@ void Registry::AddFamily(OpFamily family) {
   complete_.store(false, std::memory_order_relaxed);
 }
 
-void Registry::AddFamilies(std::string_view group) const {
+void Registry::AddFamilies(std::string_view group, std::string_view name) const {
   for (size_t i = 0; i < pending_.size();) {
+    if (!name.empty() && ops_.find(name) != ops_.end()) break;
     const std::vector<std::string>& groups = pending_[i].groups;
     if (!group.empty() && std::find(groups.begin(), groups.end(), group) == groups.end()) {
       ++i;
@@ -116,7 +117,7 @@ void Registry::AddFamilies(std::string_view group) const {
 const Operation* Registry::Find(std::string_view name) const {
   if (!complete_.load(std::memory_order_acquire)) {
     MutexLock lock(&mu_);
-    AddFamilies(name.substr(0, name.find('.')));
+    AddFamilies(name.substr(0, name.find('.')), name);
     auto it = ops_.find(name);
     return it == ops_.end() ? nullptr : &it->second;
   }

@@ -116,7 +116,8 @@ class Registry {
   // Adds "family" when one of its groups is first asked for.
   void AddFamily(OpFamily family);
 
-  // Thread-safe; may add the families of the name's group first.
+  // Thread-safe; may add families of the name's group first, up to the one
+  // that defines it.
   const Operation* Find(std::string_view name) const;
   // All operations sorted by name (every family added first).
   std::vector<const Operation*> All() const;
@@ -140,8 +141,9 @@ class Registry {
 
  private:
   // Adds the pending families that define "group" (all of them when
-  // "group" is empty).
-  void AddFamilies(std::string_view group) const REQUIRES(mu_);
+  // "group" is empty), in the order they were given; stops at the one that
+  // defines "name" when one is named.
+  void AddFamilies(std::string_view group, std::string_view name = "") const REQUIRES(mu_);
 
   mutable Mutex mu_;
   mutable std::vector<OpFamily> pending_ GUARDED_BY(mu_);

@@ -1,37 +1,24 @@
 #include "util/sha256.h"
 
-#include <openssl/evp.h>
-
-#include <cstdio>
-#include <cstdlib>
+// SHA256_Init and friends are deprecated in OpenSSL 3 in favour of EVP, but
+// EVP's first use initialises libcrypto's providers (reads openssl.cnf,
+// builds the algorithm tables): 3 M instructions, a tenth of a one-shot
+// `baton` command's CPU, for an algorithm that never changes. The low-level
+// functions run the same assembly without that (issue 21 item 4).
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 
 namespace baton {
-namespace {
-
-// OpenSSL 3's one-shot SHA256() looks the algorithm up on every call, which
-// cost more than the hashing itself for ledger-sized inputs: fetch it once.
-const EVP_MD* Sha256Md() {
-  static const EVP_MD* const kMd = [] {
-    const EVP_MD* md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-    if (md == nullptr) {
-      // libcrypto without SHA-256 cannot run baton at all.
-      std::fprintf(stderr, "baton: libcrypto has no SHA-256\n");
-      std::abort();
-    }
-    return md;
-  }();
-  return kMd;
-}
-
-}  // namespace
 
 std::string Sha256Hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(data.data(), data.size(), digest, &length, Sha256Md(), nullptr);
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256_CTX ctx;
+  SHA256_Init(&ctx);
+  SHA256_Update(&ctx, data.data(), data.size());
+  SHA256_Final(digest, &ctx);
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(2 * length, '0');
-  for (unsigned int i = 0; i < length; ++i) {
+  std::string out(2 * SHA256_DIGEST_LENGTH, '0');
+  for (int i = 0; i < SHA256_DIGEST_LENGTH; ++i) {
     out[2 * i] = kHex[digest[i] >> 4];
     out[2 * i + 1] = kHex[digest[i] & 0xf];
   }

@@ -16,6 +16,7 @@ namespace baton {
 namespace {
 
 int g_alpha_added = 0;
+int g_alpha_more_added = 0;
 int g_beta_added = 0;
 
 Status AddOne(Registry& r, const std::string& name) {
@@ -31,6 +32,11 @@ Status AddAlpha(Registry& r) {
   ++g_alpha_added;
   RETURN_IF_ERROR(AddOne(r, "alpha.one"));
   return AddOne(r, "alpha.two");
+}
+
+Status AddAlphaMore(Registry& r) {
+  ++g_alpha_more_added;
+  return AddOne(r, "alpha.three");
 }
 
 Status AddBeta(Registry& r) {
@@ -62,6 +68,25 @@ TEST(RegistryTest, AFamilyIsAddedWhenOneOfItsGroupsIsFirstAskedFor) {
   EXPECT_EQ(g_beta_added, 1);
   EXPECT_TRUE(r.Complete().ok());
   EXPECT_EQ(g_alpha_added, 1) << "a family was added twice";
+}
+
+// A group in two families: a name the first defines builds only the first.
+TEST(RegistryTest, FindStopsAtTheFamilyThatDefinesTheName) {
+  g_alpha_added = g_alpha_more_added = 0;
+  Registry r;
+  r.AddFamily({{"alpha"}, AddAlpha});
+  r.AddFamily({{"alpha"}, AddAlphaMore});
+  ASSERT_NE(r.Find("alpha.one"), nullptr);
+  EXPECT_EQ(g_alpha_added, 1);
+  EXPECT_EQ(g_alpha_more_added, 0);
+  ASSERT_NE(r.Find("alpha.three"), nullptr);
+  EXPECT_EQ(g_alpha_more_added, 1);
+  // A name no family defines builds the whole group, then answers none.
+  Registry other;
+  other.AddFamily({{"alpha"}, AddAlpha});
+  other.AddFamily({{"alpha"}, AddAlphaMore});
+  EXPECT_EQ(other.Find("alpha.four"), nullptr);
+  EXPECT_EQ(other.InGroup("alpha").size(), 3u);
 }
 
 TEST(RegistryTest, AFamilyThatDoesNotCheckIsSaidByComplete) {
