@@ -12,6 +12,7 @@
 #include "engine/core/agents.h"
 #include "engine/ledger/witness.h"
 #include "model/json_schema.h"
+#include "ops/schemas.h"
 #include "util/atomic_file.h"
 #include "util/store_location.h"
 #include "store/tables/idempotency_table.h"
@@ -110,11 +111,14 @@ Result<Api::OpenStore> Api::Opened() {
     // it refuses writes only; reads go on through the store.
     Result<std::unique_ptr<Connection>> conn = store_->Connect();
     if (!conn.ok()) return OpenStore{store_, nullptr, &info_, conn.status()};
-    auto writer = std::make_shared<Writer>(std::move(*conn), options_.max_batch);
-    if (options_.group_commit) writer->StartGroupCommit();
     // Each seed-file mirror carries the head it was written at: a store
     // behind one has lost acknowledged commits (engine/ledger/witness.h).
-    writer->AddWitnesses(MirrorWitnesses(*store_));
+    // Read on the writer's connection before it has one: a one-shot command
+    // opens no second connection for it.
+    std::vector<Witness> witnesses = MirrorWitnesses(**conn);
+    auto writer = std::make_shared<Writer>(std::move(*conn), options_.max_batch);
+    if (options_.group_commit) writer->StartGroupCommit();
+    writer->AddWitnesses(std::move(witnesses));
     writer_ = std::move(writer);
     if (mirror_queue_) mirror_queue_->Add(MirrorsBehindIn(*store_));
   }
@@ -397,19 +401,16 @@ std::vector<MirrorTarget> Api::MirrorsBehindIn(Store& store) {
   return behind.ok() ? std::move(*behind) : std::vector<MirrorTarget>();
 }
 
-std::vector<Witness> Api::MirrorWitnesses(Store& store) {
+std::vector<Witness> Api::MirrorWitnesses(Connection& conn) {
   std::vector<Witness> witnesses;
-  Result<std::unique_ptr<Connection>> conn = AcquireReader(store);
-  if (!conn.ok()) return witnesses;
   std::vector<std::string> paths;
   {
-    Result<std::unique_ptr<Txn>> txn = (*conn)->Begin(TxnMode::kRead);
+    Result<std::unique_ptr<Txn>> txn = conn.Begin(TxnMode::kRead);
     if (txn.ok()) {
       Result<std::vector<std::string>> bound = MirrorPaths(**txn);
       if (bound.ok()) paths = std::move(*bound);
     }
   }
-  ReleaseReader(std::move(*conn));
   for (const std::string& path : paths) {
     if (std::optional<Witness> w = ReadMirrorHead(path)) witnesses.push_back(std::move(*w));
   }
@@ -488,9 +489,11 @@ class Api::Runner final : public OpRunner {
 
 bool Api::MayRegisterOnFirstCall(const Actor& actor) const {
   if (actor.role != "agent" && actor.role != "coordinator") return false;
-  // Only an id agent.register would take: no "*", no control characters.
-  const Operation* reg = registry_->Find("agent.register");
-  return reg != nullptr && ValidateJson(reg->input_schema, Json{{"id", actor.id}}).ok();
+  // Only an id agent.register would take (its "id" is a schema::Id): no
+  // "*", no control characters. Checked against the rule itself, so a
+  // command does not build agent.* for it.
+  static const Json* const kId = new Json(schema::Id("agent id"));
+  return ValidateJson(*kId, Json(actor.id)).ok();
 }
 
 Result<Json> Api::RunProcedure(const Operation& op, const Json& input, const Actor& actor,

@@ -150,8 +150,9 @@ class Api {
   // The doorbell, made with the first commit or wait once the store is open
   // and has a change bell; null otherwise.
   Doorbell* Bell();
-  // The ledger heads the bound mirrors carry (engine/ledger/witness.h).
-  std::vector<Witness> MirrorWitnesses(Store& store);
+  // The ledger heads the bound mirrors carry (engine/ledger/witness.h),
+  // read on "conn".
+  static std::vector<Witness> MirrorWitnesses(Connection& conn);
   // The bound mirrors a stopped process left behind their runs (MirrorsBehind).
   std::vector<MirrorTarget> MirrorsBehindIn(Store& store);
   class Runner;

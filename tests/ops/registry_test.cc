@@ -11,6 +11,7 @@
 
 #include "ops/api.h"
 #include "ops/registry.h"
+#include "ops/schemas.h"
 
 namespace baton {
 namespace {
@@ -132,6 +133,19 @@ TEST(RegistryTest, HooksAreAddedBeforeAnyFamily) {
   ASSERT_TRUE(RegisterCoreOps(r).ok());
   EXPECT_FALSE(r.hooks().task_succeeded.empty());
   EXPECT_FALSE(r.hooks().question_answered.empty());
+}
+
+// Api::MayRegisterOnFirstCall checks a caller's id against schema::Id
+// rather than build agent.* for it: the rule agent.register's id is.
+TEST(RegistryTest, AgentRegisterTakesTheIdsOfSchemaId) {
+  Registry r;
+  ASSERT_TRUE(RegisterCoreOps(r).ok());
+  const Operation* reg = r.Find("agent.register");
+  ASSERT_NE(reg, nullptr);
+  const Json& id = reg->input_schema["properties"]["id"];
+  const Json rule = schema::Id("agent id");
+  EXPECT_EQ(id["type"], rule["type"]);
+  EXPECT_EQ(id["pattern"], rule["pattern"]);
 }
 
 // Many threads asking for different groups of one registry at once each
