@@ -96,7 +96,7 @@ Status Api::EnsureStore() {
   return open.writer_error;
 }
 
-Result<Api::OpenStore> Api::Opened() {
+Result<Api::OpenStore> Api::Opened(bool with_writer) {
   MutexLock lock(&open_mu_);
   if (shut_down_) return UnavailableError("baton is shutting down; retry the call");
   if (!store_) {
@@ -104,7 +104,7 @@ Result<Api::OpenStore> Api::Opened() {
     store_ = options_.wrap_store ? options_.wrap_store(std::move(opened)) : std::move(opened);
     info_ = store_->info();
   }
-  if (!writer_) {
+  if (!writer_ && with_writer) {
     // A new connection (a new file descriptor: after a failed fsync the old
     // one's next fsync may "succeed" over lost pages). The writer's own
     // check runs here: the chain's tail and the witness. A failure to open
@@ -203,7 +203,7 @@ Result<Json> Api::Call(std::string_view name, const Json& input, const Actor& ac
     // (Unknown), never this, and is never run twice. A store that never
     // opened (a wrong password, a mistyped host) is said at once.
     for (int attempt = 0;; ++attempt) {
-      Result<OpenStore> open = Opened();
+      Result<OpenStore> open = Opened(/*with_writer=*/op->mutating);
       if (open.ok()) {
         result = op->mutating ? RunWrite(*open, *op, input, actor)
                               : RunRead(*open, *op, input, actor);

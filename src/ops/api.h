@@ -164,7 +164,10 @@ class Api {
     const StoreInfo* info;  // info_: written with store_, once
     Status writer_error;
   };
-  Result<OpenStore> Opened();
+  // The store, opened on first use, and its writer ("with_writer": made on
+  // first use too; a read leaves it unmade, so a one-shot read opens one
+  // connection and runs no writer check).
+  Result<OpenStore> Opened(bool with_writer = true);
   // After "failed" latched (engine/ledger/writer.h): drops it, so that the
   // next call opens a writer on a new connection, which checks the store as
   // at start-up. Does nothing when another call already did.
