@@ -308,6 +308,9 @@ int RunCli(int argc, char** argv) {
   app.set_version_flag("--version", "baton " BATON_VERSION " (commit " BATON_COMMIT ")",
                        "Print the version and the commit it was built from");
   app.fallthrough();
+  // One command per line: a second command word is refused, not run in the
+  // first one's place (each command builds only its own verb).
+  app.require_subcommand(0, 1);
   GlobalOptions g;
   app.add_option("--store", g.store,
                  "the store's file (default $BATON_STORE, else the nearest .baton/baton.db in "

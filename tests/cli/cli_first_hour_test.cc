@@ -308,6 +308,14 @@ TEST_F(CliFirstHourTest, HelpListsEveryGroupAndVerbThoughACommandBuildsOnlyItsOw
   EXPECT_EQ(noted.exit_code, 0) << noted.err;
   ProcessResult shown = RunBaton({"--store", store_, "--output", "json", "run", "show", run});
   EXPECT_NE(shown.out.find("a note"), std::string::npos) << shown.out;
+  // One command a line: a second one is refused, never run instead.
+  for (const std::vector<std::string>& chained : std::vector<std::vector<std::string>>{
+           {"--store", store_, "status", "task", "list"},
+           {"--store", store_, "task", "list", "project", "list"}}) {
+    ProcessResult refused = RunBaton(chained);
+    EXPECT_EQ(refused.exit_code, kUsageExitCode) << refused.out;
+    EXPECT_TRUE(refused.out.empty()) << refused.out;
+  }
 }
 
 // libpq and what it brings (Kerberos, LDAP, GnuTLS) are loaded when a

@@ -402,7 +402,10 @@ class SqliteStore final : public Store {
     return Open();
   }
 
-  Result<std::unique_ptr<Connection>> Open() {
+  // A new connection, configured; the journal mode it found in
+  // "journal_mode" when one is given (Init's: other threads may be opening
+  // connections too).
+  Result<std::unique_ptr<Connection>> Open(std::string* journal_mode = nullptr) {
     sqlite3* db = nullptr;
     const int flags = (options_.read_only ? SQLITE_OPEN_READONLY
                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
@@ -418,7 +421,7 @@ class SqliteStore final : public Store {
     const bool in_memory = options_.location.find("vfs=memdb") != std::string::npos;
     auto conn = std::make_unique<SqliteConnection>(db, options_.busy_deadline_ms,
                                                    in_memory ? "" : options_.location);
-    Status s = Configure(*conn);
+    Status s = Configure(*conn, journal_mode);
     if (!s.ok()) return s.WithPrefix("store " + options_.location);
     return std::unique_ptr<Connection>(std::move(conn));
   }
@@ -435,7 +438,7 @@ class SqliteStore final : public Store {
   }
 
   Status Init() {
-    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Open());
+    ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, Open(&journal_mode_));
     ASSIGN_OR_RETURN(int version, options_.read_only ? CurrentVersion(*conn) : Migrate(*conn));
     // A memdb database lives while one connection to it is open.
     if (options_.location.find("vfs=memdb") != std::string::npos) {
@@ -474,7 +477,7 @@ class SqliteStore final : public Store {
     return version;
   }
 
-  Status Configure(SqliteConnection& conn) {
+  Status Configure(SqliteConnection& conn, std::string* journal_mode) {
     // Reading the schema first turns "file is not a database" into a clear
     // error before any pragma could try to write to the file.
     RETURN_IF_ERROR(conn.ExecRetrying("SELECT count(*) FROM sqlite_schema"));
@@ -495,7 +498,7 @@ class SqliteStore final : public Store {
       SleepJitter(attempt);
     }
     if (!mode.ok()) return mode.status();
-    journal_mode_ = mode->empty() ? "unknown" : (*mode)[0].Str(0);
+    if (journal_mode != nullptr) *journal_mode = mode->empty() ? "unknown" : (*mode)[0].Str(0);
     RETURN_IF_ERROR(conn.ExecRetrying("PRAGMA foreign_keys=ON"));
     RETURN_IF_ERROR(conn.ExecRetrying(SynchronousPragma(options_.durability).c_str()));
     return Status();
@@ -506,7 +509,7 @@ class SqliteStore final : public Store {
   std::unique_ptr<Connection> keepalive_;
   Mutex spare_mu_;
   std::unique_ptr<Connection> spare_ GUARDED_BY(spare_mu_);  // Init's, until taken
-  std::string journal_mode_;
+  std::string journal_mode_;  // written by Init alone
 };
 
 }  // namespace
