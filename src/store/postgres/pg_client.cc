@@ -207,7 +207,7 @@ Result<std::string> PgSession::Prepare(std::string_view sql, SqlParams params) {
   std::string name = once ? "" : "s" + std::to_string(prepared_.size() + 1);
   const std::string numbered = NumberPlaceholders(sql);
   PGresult* res = Pq().PQprepare(conn_, name.c_str(), numbered.c_str(),
-                            static_cast<int>(types.size()), types.data());
+                                 static_cast<int>(types.size()), types.data());
   Status s = ResultStatus(res, "preparing \"" + std::string(sql.substr(0, 80)) + "\"");
   Pq().PQclear(res);
   if (!s.ok()) return s;
@@ -284,22 +284,25 @@ Result<PGresult*> PgSession::Send(const Bound& last) {
   if (!deferred_.empty()) return SendPipelined(last);
   if (last.command) return Pq().PQexec(conn_, last.text.c_str());  // may hold several
   const std::vector<const char*> values = ValuePointers(last.values);
-  return Pq().PQexecPrepared(conn_, last.name.c_str(), static_cast<int>(values.size()), values.data(),
-                        nullptr, nullptr, 0);
+  return Pq().PQexecPrepared(conn_, last.name.c_str(), static_cast<int>(values.size()),
+                             values.data(), nullptr, nullptr, 0);
 }
 
 Result<PGresult*> PgSession::SendPipelined(const Bound& last) {
   std::vector<Bound> queue;
   queue.swap(deferred_);
-  if (Pq().PQenterPipelineMode(conn_) != 1) return PgError(conn_, nullptr, "entering pipeline mode");
+  if (Pq().PQenterPipelineMode(conn_) != 1) {
+    return PgError(conn_, nullptr, "entering pipeline mode");
+  }
   bool sent = true;
   auto send = [&](const Bound& b) {
     if (b.command) {
-      return Pq().PQsendQueryParams(conn_, b.text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+      return Pq().PQsendQueryParams(conn_, b.text.c_str(), 0, nullptr, nullptr, nullptr,
+                                    nullptr, 0) == 1;
     }
     const std::vector<const char*> values = ValuePointers(b.values);
     return Pq().PQsendQueryPrepared(conn_, b.name.c_str(), static_cast<int>(values.size()),
-                               values.data(), nullptr, nullptr, 0) == 1;
+                                    values.data(), nullptr, nullptr, 0) == 1;
   };
   for (const Bound& b : queue) sent = sent && send(b);
   sent = sent && send(last) && Pq().PQpipelineSync(conn_) == 1;
