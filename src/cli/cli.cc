@@ -331,12 +331,18 @@ int RunCli(int argc, char** argv) {
   AddFixedCommands(app, g, run, env, args);
   // Only the verb the command line names is built (all of them for
   // --help-all, completion, or a word to suggest a command for).
+  std::vector<std::string> valued;
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_expected_min() == 0) continue;  // a flag
+    for (const std::string& name : opt->get_lnames()) valued.push_back("--" + name);
+    for (const std::string& name : opt->get_snames()) valued.push_back("-" + name);
+  }
   std::vector<std::string> fixed;
   for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
     fixed.push_back(sub->get_name());
   }
-  const VerbChoice choice = ChooseVerbs(std::vector<std::string>(argv + 1, argv + argc), fixed,
-                                        CommandEnv::StaticRegistry().Groups());
+  const VerbChoice choice = ChooseVerbs(std::vector<std::string>(argv + 1, argv + argc), valued,
+                                        fixed, CommandEnv::StaticRegistry().Groups());
   Status verbs = AddOperationVerbs(app, env, run, choice);
   if (!verbs.ok()) return ReportError(verbs, "text");
   // Last, so that its script sees every other command.

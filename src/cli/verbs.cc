@@ -259,6 +259,7 @@ const std::shared_ptr<const Registry>& CommandEnv::SharedRegistry() {
 const Registry& CommandEnv::StaticRegistry() { return *SharedRegistry(); }
 
 VerbChoice ChooseVerbs(const std::vector<std::string>& args,
+                       const std::vector<std::string>& valued,
                        const std::vector<std::string>& commands,
                        const std::vector<std::string>& groups) {
   auto names = [](const std::vector<std::string>& list, const std::string& word) {
@@ -266,15 +267,12 @@ VerbChoice ChooseVerbs(const std::vector<std::string>& args,
   };
   // Skips options from "i" on: the global ones with their values, and
   // ("others") any other; false at one it cannot skip.
-  auto skip_options = [&args](size_t& i, bool others) {
-    static const std::vector<std::string> kWithValue = {"--store",  "--agent",      "--role",
-                                                        "--output", "--durability", "--root"};
+  auto skip_options = [&](size_t& i, bool others) {
     while (i < args.size() && args[i].size() > 1 && args[i][0] == '-') {
       const std::string& a = args[i];
       if (a == "--" || a == "--help-all") return false;
       const size_t eq = a.find('=');
-      const bool global = std::find(kWithValue.begin(), kWithValue.end(), a.substr(0, eq)) !=
-                          kWithValue.end();
+      const bool global = names(valued, a.substr(0, eq));
       if (!global && !others) return false;
       i += global && eq == std::string::npos ? 2 : 1;
     }

@@ -89,9 +89,11 @@ struct VerbChoice {
 };
 
 // Reads "args" (argv without the program) as the parser will: the first
-// word that is not a global option or its value is the command; "commands"
-// are the hand-written ones (completion aside), "groups" the operations'.
+// word that is not a global option or its value is the command. "valued"
+// are the global options that take a value ("--store"), "commands" the
+// hand-written commands (completion aside), "groups" the operations'.
 VerbChoice ChooseVerbs(const std::vector<std::string>& args,
+                       const std::vector<std::string>& valued,
                        const std::vector<std::string>& commands,
                        const std::vector<std::string>& groups);
 

@@ -8,11 +8,13 @@
 namespace baton {
 namespace {
 
+const std::vector<std::string> kValued = {"--store",  "--agent",      "--role",
+                                          "--output", "--durability", "--root"};
 const std::vector<std::string> kCommands = {"serve", "status", "log", "init"};
 const std::vector<std::string> kGroups = {"run", "task", "mail"};
 
 VerbChoice Choose(const std::vector<std::string>& args) {
-  return ChooseVerbs(args, kCommands, kGroups);
+  return ChooseVerbs(args, kValued, kCommands, kGroups);
 }
 
 TEST(ChooseVerbsTest, AVerbIsFoundPastTheGlobalOptions) {
