@@ -86,6 +86,9 @@ Result<ApiOptions> ResolveApiOptions(const GlobalOptions& g, bool group_commit, 
   options.group_commit = group_commit;
   options.roots = g.roots;
   options.registry = CommandEnv::SharedRegistry();
+  // A server (group commit: serve, mcp) serves every operation: all of
+  // them built at start, then found without the registry's lock.
+  if (group_commit) RETURN_IF_ERROR(options.registry->Complete());
   return options;
 }
 
