@@ -1,8 +1,12 @@
 // What one `baton` command costs (issue 21 item 4), beside the sqlite3 CLI
 // doing the nearest thing to it on the same machine in the same run.
 //
-//   build/bench/baton_cli_calls [--calls 50] [--dir DIR]
+//   build/bench/baton_cli_calls [--calls 50] [--events 500] [--dir DIR]
 //
+// The store first holds --events progress notes (added by as many
+// commands), so that a write's start-up check of the chain's newest 256
+// events (engine/ledger/writer.h) costs what it costs on a store in use;
+// the sqlite3 file gets as many rows.
 // Each pair runs --calls times, the two commands interleaved so that both
 // see the same noise; the figure is the child's CPU (user + system, from
 // wait4) per call, median and mean, and the ratio of the medians:
@@ -32,6 +36,7 @@ namespace {
 
 struct Args {
   int calls = 50;
+  int events = 500;
   std::string dir = "/tmp";
 };
 
@@ -48,13 +53,16 @@ Args ParseArgs(int argc, char** argv) {
     const std::string value = argv[i + 1];
     if (flag == "--calls") {
       args.calls = std::atoi(value.c_str());
+    } else if (flag == "--events") {
+      args.events = std::atoi(value.c_str());
     } else if (flag == "--dir") {
       args.dir = value;
     } else {
-      Die("unknown flag " + flag + " (--calls, --dir)");
+      Die("unknown flag " + flag + " (--calls, --events, --dir)");
     }
   }
   if (args.calls < 1) Die("--calls must be at least 1");
+  if (args.events < 0) Die("--events must be 0 or more");
   return args;
 }
 
@@ -141,8 +149,18 @@ int main(int argc, char** argv) {
        "PRAGMA journal_mode=WAL; CREATE TABLE progress (seq INTEGER PRIMARY KEY, run TEXT NOT "
        "NULL, at TEXT NOT NULL, description TEXT NOT NULL); CREATE INDEX progress_run ON "
        "progress (run, seq);"});
+  for (int i = 0; i < args.events; ++i) {
+    Run({bin, "--store", store, "--agent", "coder", "run", "add-progress", run, "an earlier note"});
+  }
+  Run({"sqlite3", file,
+       "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < " +
+           std::to_string(args.events) +
+           ") INSERT INTO progress (run, at, description) SELECT '" + run +
+           "', strftime('%Y-%m-%dT%H:%M:%fZ','now'), 'an earlier note' FROM n;"});
 
-  std::printf("baton CLI against the sqlite3 CLI: CPU per call (µs), %d calls each\n", args.calls);
+  std::printf("baton CLI against the sqlite3 CLI: CPU per call (µs), %d calls each, "
+              "%d notes before\n",
+              args.calls, args.events);
   std::printf("%-13s %10s %10s %10s %10s %8s\n", "command", "baton med", "baton mean",
               "sqlite3 med", "sqlite3 mean", "ratio");
   Compare("add-progress", args.calls,
