@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   build-essential cmake pkg-config git sqlite3 tmux
   libsqlite3-dev libssl-dev nlohmann-json3-dev libcpp-httplib-dev libcli11-dev
-  libyaml-cpp-dev liblua5.4-dev libpq-dev libpqxx-dev libfmt-dev
+  libyaml-cpp-dev liblua5.4-dev libpq-dev libpqxx-dev libfmt-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 # scripts/test.sh also needs clang and its libFuzzer runtime (fuzz/), and

@@ -42,21 +42,22 @@ std::string FolderOf(const fs::path& target) {
   return parent.empty() ? std::string(".") : parent.string();
 }
 
-}  // namespace
-
-Status WriteFileAtomically(const std::string& path, std::string_view text) {
-  const fs::path target(path);
-  if (target.filename().empty()) return InvalidArgumentError("path: \"" + path + "\" names no file");
-  const std::string folder = FolderOf(target);
-  const int dir_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) return InternalError(Errno("opening folder", folder));
-  Status written = WriteFileAtomicallyAt(dir_fd, target.filename().string(), text, path);
-  ::close(dir_fd);
-  return written;
+// Writes every byte of "data" to "fd"; the error names "path".
+Status WriteAll(int fd, std::string_view data, const std::string& path) {
+  for (size_t done = 0; done < data.size();) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return InternalError(Errno("writing the new", path));
+    }
+    done += static_cast<size_t>(n);
+  }
+  return Status();
 }
 
-Status WriteFileAtomicallyAt(int dir_fd, const std::string& name, std::string_view text,
-                             const std::string& path) {
+// The temporary file, filled by "fill", fsynced and renamed over "name".
+Status ReplaceAt(int dir_fd, const std::string& name, const std::string& path,
+                 const FileFiller& fill) {
   if (name.empty() || name.find('/') != std::string::npos) {
     return InvalidArgumentError("path: \"" + path + "\" names no file in its folder");
   }
@@ -71,27 +72,14 @@ Status WriteFileAtomicallyAt(int dir_fd, const std::string& name, std::string_vi
   // The new file keeps the old one's permissions.
   struct stat old {};
   if (::fstatat(dir_fd, name.c_str(), &old, 0) == 0) ::fchmod(fd, old.st_mode & 07777);
-  auto fail = [&](const std::string& message) {
+  auto fail = [&](Status status) {
     ::close(fd);
     ::unlinkat(dir_fd, tmp.c_str(), 0);
-    return InternalError(message);
+    return status;
   };
-  bool paused = PauseMidWriteMillis() <= 0;
-  for (size_t done = 0; done < text.size();) {
-    const size_t half = text.size() / 2;
-    if (!paused && done >= half) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(PauseMidWriteMillis()));
-      paused = true;
-    }
-    const size_t end = paused ? text.size() : half;
-    const ssize_t n = ::write(fd, text.data() + done, std::max<size_t>(end - done, 1));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fail(Errno("writing the new", path));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) return fail(Errno("fsync of the new", path));
+  Status filled = fill([&](std::string_view data) { return WriteAll(fd, data, path); });
+  if (!filled.ok()) return fail(std::move(filled));
+  if (::fsync(fd) != 0) return fail(InternalError(Errno("fsync of the new", path)));
   if (::close(fd) != 0) {
     ::unlinkat(dir_fd, tmp.c_str(), 0);
     return InternalError(Errno("closing the new", path));
@@ -103,6 +91,44 @@ Status WriteFileAtomicallyAt(int dir_fd, const std::string& name, std::string_vi
   }
   if (::fsync(dir_fd) != 0) return InternalError(Errno("fsync of the folder of", path));
   return Status();
+}
+
+// "replace" called with "path"'s folder open and the file's name in it.
+Status InFolderOf(const std::string& path,
+                  const std::function<Status(int dir_fd, const std::string& name)>& replace) {
+  const fs::path target(path);
+  if (target.filename().empty()) return InvalidArgumentError("path: \"" + path + "\" names no file");
+  const std::string folder = FolderOf(target);
+  const int dir_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return InternalError(Errno("opening folder", folder));
+  Status written = replace(dir_fd, target.filename().string());
+  ::close(dir_fd);
+  return written;
+}
+
+}  // namespace
+
+Status WriteFileAtomicallyAt(int dir_fd, const std::string& name, std::string_view text,
+                             const std::string& path) {
+  return ReplaceAt(dir_fd, name, path, [&](const FileWrite& write) -> Status {
+    if (PauseMidWriteMillis() <= 0) return write(text);
+    RETURN_IF_ERROR(write(text.substr(0, std::max<size_t>(text.size() / 2, 1))));
+    std::this_thread::sleep_for(std::chrono::milliseconds(PauseMidWriteMillis()));
+    return text.size() > 1 ? write(text.substr(std::max<size_t>(text.size() / 2, 1)))
+                           : Status();
+  });
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view text) {
+  return InFolderOf(path, [&](int dir_fd, const std::string& name) {
+    return WriteFileAtomicallyAt(dir_fd, name, text, path);
+  });
+}
+
+Status WriteFileAtomicallyBy(const std::string& path, const FileFiller& fill) {
+  return InFolderOf(path, [&](int dir_fd, const std::string& name) {
+    return ReplaceAt(dir_fd, name, path, fill);
+  });
 }
 
 Result<FolderLock> FolderLock::Acquire(const std::string& folder) {

@@ -9,6 +9,7 @@
 #ifndef BATON_SRC_UTIL_ATOMIC_FILE_H_
 #define BATON_SRC_UTIL_ATOMIC_FILE_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,13 @@ Status WriteFileAtomically(const std::string& path, std::string_view text);
 // O_NOFOLLOW|O_EXCL.
 Status WriteFileAtomicallyAt(int dir_fd, const std::string& name, std::string_view text,
                              const std::string& path);
+
+// Streams a file too large to hold whole: "fill" is called once with a
+// writer that appends to the temporary file; the file replaces "path" as
+// above only when "fill" returns OK (its error is returned as is).
+using FileWrite = std::function<Status(std::string_view data)>;
+using FileFiller = std::function<Status(const FileWrite& write)>;
+Status WriteFileAtomicallyBy(const std::string& path, const FileFiller& fill);
 
 // An exclusive flock(2) on a folder, held for the object's life: writers of
 // the same folder's mirrors take it in turn, across processes.

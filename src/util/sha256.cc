@@ -10,12 +10,9 @@
 
 namespace baton {
 
-std::string Sha256Hex(std::string_view data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256_CTX ctx;
-  SHA256_Init(&ctx);
-  SHA256_Update(&ctx, data.data(), data.size());
-  SHA256_Final(digest, &ctx);
+namespace {
+
+std::string Hex(const unsigned char (&digest)[SHA256_DIGEST_LENGTH]) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out(2 * SHA256_DIGEST_LENGTH, '0');
   for (int i = 0; i < SHA256_DIGEST_LENGTH; ++i) {
@@ -23,6 +20,31 @@ std::string Sha256Hex(std::string_view data) {
     out[2 * i + 1] = kHex[digest[i] & 0xf];
   }
   return out;
+}
+
+}  // namespace
+
+std::string Sha256Hex(std::string_view data) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256_CTX ctx;
+  SHA256_Init(&ctx);
+  SHA256_Update(&ctx, data.data(), data.size());
+  SHA256_Final(digest, &ctx);
+  return Hex(digest);
+}
+
+static_assert(sizeof(SHA256_CTX) <= 112 && alignof(SHA256_CTX) <= 8);
+
+Sha256Stream::Sha256Stream() { SHA256_Init(reinterpret_cast<SHA256_CTX*>(ctx_)); }
+
+void Sha256Stream::Add(std::string_view data) {
+  SHA256_Update(reinterpret_cast<SHA256_CTX*>(ctx_), data.data(), data.size());
+}
+
+std::string Sha256Stream::HexDigest() {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256_Final(digest, reinterpret_cast<SHA256_CTX*>(ctx_));
+  return Hex(digest);
 }
 
 }  // namespace baton
