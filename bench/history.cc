@@ -22,7 +22,11 @@
 // Then, once per size: `baton verify` (ledger.verify: SQLite's integrity
 // check and the whole chain), verify --since the previous size, and a raw
 // scan of the events table (every column of every row through the SQLite C
-// API, in seq order), in ms.
+// API, in seq order), in ms. Last, every run is finished and the oldest 90%
+// of the largest store archived (`baton ledger archive`): the archive's
+// time and size, verify of what stays beside a raw scan of it, verify
+// --archive, and verify --archive of a copy with one row altered, which
+// must name that row's seq.
 
 #include <algorithm>
 #include <atomic>
@@ -39,6 +43,8 @@
 
 #include "bench_util.h"
 #include "ops/api.h"
+#include "util/atomic_file.h"
+#include "util/gzip.h"
 
 namespace baton {
 namespace {
@@ -104,6 +110,32 @@ double Millis(Api& api, const std::string& op, const Json& in) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+// The archive (issue 21 item 7) on the largest store: figures in ms.
+struct ArchiveFigures {
+  int64_t events = 0;
+  double archive_ms = 0, file_mb = 0, verify_ms = 0, raw_ms = 0, verify_archive_ms = 0;
+  std::string tampered;  // what verify --archive said of an altered row
+};
+
+// A copy of archive "from" at "to" with one line — event "seq"'s — altered
+// the way an editor would: "filler" made "forged" in its summary.
+void WriteTamperedCopy(const std::string& from, const std::string& to, int64_t seq) {
+  const std::string prefix = "[" + std::to_string(seq) + ",";
+  Status done = WriteFileAtomicallyBy(to, [&](const FileWrite& write) -> Status {
+    GzipWriter gz(write, 1);
+    RETURN_IF_ERROR(ReadGzipLines(from, 64 << 20, [&](std::string_view line) -> Status {
+      std::string copy(line);
+      if (copy.rfind(prefix, 0) == 0) {
+        const size_t at = copy.find("\"filler");
+        if (at != std::string::npos) copy.replace(at + 1, 6, "forged");
+      }
+      return gz.Add(copy + "\n");
+    }, nullptr));
+    return gz.Finish().status();
+  });
+  if (!done.ok()) Die("tampered copy: " + done.ToString());
+}
+
 // Milliseconds to read every column of every event in seq order.
 double RawScanMillis(const std::string& path) {
   sqlite3* db = nullptr;
@@ -132,8 +164,9 @@ double RawScanMillis(const std::string& path) {
 
 Args ParseArgs(int argc, char** argv) {
   Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
     const std::string flag = argv[i];
+    if (i + 1 == argc) Die(flag + " needs a value (--events, --calls, --dir, --keep)");
     const std::string value = argv[i + 1];
     if (flag == "--events") {
       a.events.clear();
@@ -225,6 +258,38 @@ int main(int argc, char** argv) {
     verifies.push_back({whole_ms, since_ms, RawScanMillis(options.store.location)});
   }
 
+  // Every run finished, then the oldest 90% of the largest store archived.
+  std::fprintf(stderr, "archiving...\n");
+  ArchiveFigures archived;
+  {
+    std::vector<std::string> all = fillers;
+    all.push_back(run);
+    all.push_back(written);
+    for (const std::string& id : all) {
+      MustCall(api, "run.set_status", {{"id", id}, {"status", "cancelled"}});
+    }
+    const int64_t largest = args.events.back();
+    const std::string file = dir + "/archive.jsonl.gz";
+    auto start = Clock::now();
+    const Json made = MustCall(api, "ledger.archive",
+                               {{"before", std::to_string(largest / 10 * 9 + 1)}, {"file", file}});
+    archived.archive_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    archived.events = made["events"];
+    archived.file_mb = made["bytes"].get<double>() / 1e6;
+    archived.verify_ms = Millis(api, "ledger.verify", Json::object());
+    archived.raw_ms = RawScanMillis(options.store.location);
+    archived.verify_archive_ms = Millis(api, "ledger.verify", {{"archive", file}});
+    const std::string tampered = dir + "/tampered.jsonl.gz";
+    WriteTamperedCopy(file, tampered, archived.events / 2);
+    Result<Json> caught = api.Call("ledger.verify", {{"archive", tampered}}, kHuman);
+    if (caught.ok()) Die("verify --archive passed an altered archive");
+    archived.tampered = caught.status().message();
+    if (archived.tampered.find("at seq " + std::to_string(archived.events / 2) + ":") ==
+        std::string::npos) {
+      Die("verify --archive did not name the altered seq: " + archived.tampered);
+    }
+  }
+
   std::printf("\nMedian µs per call, in process, as the ledger grows\n\n| call |");
   for (int64_t e : args.events) std::printf(" %lld events |", static_cast<long long>(e));
   std::printf(" largest ÷ smallest |\n|---|");
@@ -242,7 +307,14 @@ int main(int argc, char** argv) {
     std::printf("\n| %lld | %.0f | %.0f | %.0f | %.1f |", static_cast<long long>(args.events[i]),
                 v.whole_ms, v.since_ms, v.raw_ms, v.whole_ms / v.raw_ms);
   }
-  std::printf("\n");
+  std::printf(
+      "\n\nThe oldest %lld of %lld events archived (every run finished first)\n\n"
+      "| archive (ms) | file (MB) | verify after (ms) | raw scan of what stays (ms) | verify ÷ raw "
+      "| verify --archive (ms) |\n|---:|---:|---:|---:|---:|---:|\n"
+      "| %.0f | %.1f | %.0f | %.0f | %.1f | %.0f |\n\nAn altered archived row: %s\n",
+      static_cast<long long>(archived.events), static_cast<long long>(args.events.back()),
+      archived.archive_ms, archived.file_mb, archived.verify_ms, archived.raw_ms,
+      archived.verify_ms / archived.raw_ms, archived.verify_archive_ms, archived.tampered.c_str());
   if (args.keep) {
     std::fprintf(stderr, "the store: %s\n", options.store.location.c_str());
   } else {

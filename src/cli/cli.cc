@@ -5,6 +5,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <set>
@@ -167,6 +168,7 @@ struct FixedArgs {
   bool verify_deep = false;
   int64_t verify_since = 0;
   std::string verify_since_hash;
+  std::string verify_archive;
 };
 
 constexpr const char* kSecretFileHelp =
@@ -261,11 +263,17 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
   auto* since_hash = &args.verify_since_hash;
   CLI::Option* since_given = verify->add_option("--since", *since, "walk the chain only after this seq (the events a verify that passed counted)");
   verify->add_option("--since-hash", *since_hash, "the head_hash that verify answered: seq --since must still have it");
-  verify->callback([&run, &env, deep, since, since_given, since_hash] {
-    run = [&env, deep, since, since_given, since_hash] {
+  auto* archive = &args.verify_archive;
+  verify->add_option("--archive", *archive, "prove this archive file (`baton ledger archive` wrote it) instead of the store");
+  verify->callback([&run, &env, deep, since, since_given, since_hash, archive] {
+    run = [&env, deep, since, since_given, since_hash, archive] {
       Json in = {{"deep", *deep}};
       if (since_given->count() > 0) in["since"] = *since;
       if (!since_hash->empty()) in["since_hash"] = *since_hash;
+      if (!archive->empty()) {
+        std::error_code ec;
+        in["archive"] = std::filesystem::absolute(*archive, ec).lexically_normal().string();
+      }
       return env.CallAndPrint("ledger.verify", in);
     };
   });

@@ -314,9 +314,27 @@ std::string RenderText(const std::string& op, const Json& result) {
   if (op == "board.show") return BoardText(result);
   if (op == "run.usage") return UsageText(result);
   if (op == "machine.show") return result.value("text", "");
+  if (op == "ledger.verify" && result.contains("archive")) {
+    const Json& a = result["archive"];
+    std::string text = "archive OK: " + a.value("file", "") + " holds events " +
+                       std::to_string(a.value("first_seq", 0)) + ".." +
+                       std::to_string(a.value("through_seq", 0)) +
+                       ", every hash and link verified, ending on the hash the store recorded (" +
+                       a.value("through_hash", "") + ")\n";
+    if (!a.value("sha256_matches", false)) {
+      text += "note: the file's bytes are not the ones archived (recompressed?); its events are\n";
+    }
+    return text;
+  }
   if (op == "ledger.verify") {
-    std::string text = "ledger OK: " + std::to_string(result.value("events", 0)) +
-                       " events verified, head " + result.value("head_hash", "") + "\n";
+    const int64_t archived = result.value("archived_through", int64_t{0});
+    std::string text =
+        archived > 0 ? "ledger OK: events " + std::to_string(archived + 1) + ".." +
+                           std::to_string(result.value("events", 0)) + " verified (1.." +
+                           std::to_string(archived) + " archived, from the anchor on), head " +
+                           result.value("head_hash", "") + "\n"
+                     : "ledger OK: " + std::to_string(result.value("events", 0)) +
+                           " events verified, head " + result.value("head_hash", "") + "\n";
     if (result.value("structure", "") == "ok") {
       text += "database structure OK (" + result.value("structure_check", "") + ")\n";
     } else {

@@ -1,7 +1,9 @@
 // Operations about baton itself: the ledger, machines, operations and store.
 
+#include <algorithm>
 #include <filesystem>
 
+#include "engine/ledger/archive.h"
 #include "engine/ledger/ledger.h"
 #include "engine/ledger/ledger_replay.h"
 #include "engine/inbox/overview.h"
@@ -9,6 +11,7 @@
 #include "ops/api.h"
 #include "ops/schemas.h"
 #include "store/copy_store.h"
+#include "util/clock.h"
 #include "util/store_location.h"
 
 namespace baton {
@@ -115,7 +118,49 @@ std::vector<Witness> FileWitnesses(const OpContext& ctx, std::string* problem) {
 
 // Each check of `baton verify`, in order; the first lines of each failure
 // go into one message, all of it into the details.
+// The file "field" names, when it is an archive the store records (the
+// store's own files are not a caller's to name otherwise) or a path the
+// caller may name.
+Result<std::string> ArchivePath(OpContext& ctx, std::string_view field, const std::string& given) {
+  RETURN_IF_ERROR(CheckNoControlCharacters(field, given));
+  std::error_code ec;
+  const std::string canonical = std::filesystem::weakly_canonical(given, ec).string();
+  ASSIGN_OR_RETURN(std::vector<LedgerArchiveRow> archives, ListLedgerArchiveRows(ctx.txn));
+  for (const LedgerArchiveRow& a : archives) {
+    if (!ec && !given.empty() && given[0] == '/' && a.file == canonical) return canonical;
+  }
+  return ctx.ScopedPath(field, given);
+}
+
+// verify --archive: the archive file alone, against the store's record.
+Result<Json> VerifyArchive(OpContext& ctx, const Json& in) {
+  if (in.value("deep", false) || in.contains("since")) {
+    return InvalidArgumentError("archive: proves one archive file; deep and since check the store "
+                                "(run them without archive)");
+  }
+  ASSIGN_OR_RETURN(const std::string file,
+                   ArchivePath(ctx, "archive", in["archive"].get<std::string>()));
+  ASSIGN_OR_RETURN(ArchiveReport r, VerifyArchiveFile(ctx.txn, file));
+  if (!r.ok) {
+    return Status(StatusCode::kDataLoss,
+                  "archive " + file + ": verification failed at seq " +
+                      std::to_string(r.first_broken_seq) + ": " + r.reason,
+                  {{"file", file}, {"first_broken_seq", r.first_broken_seq},
+                   {"reason", r.reason}, {"verified_events", r.events}});
+  }
+  return Json{{"ok", true},
+              {"events", r.events},
+              {"head_hash", r.through_hash},
+              {"archive",
+               {{"file", file},
+                {"first_seq", r.first_seq},
+                {"through_seq", r.through_seq},
+                {"through_hash", r.through_hash},
+                {"sha256_matches", r.sha256_matches}}}};
+}
+
 Result<Json> LedgerVerify(OpContext& ctx, const Json& in) {
+  if (in.contains("archive")) return VerifyArchive(ctx, in);
   // The witness before the first read: the read transaction's snapshot is
   // taken at its first statement, so the witness cannot be ahead of it
   // unless events were lost.
@@ -164,7 +209,11 @@ Result<Json> LedgerVerify(OpContext& ctx, const Json& in) {
                        ": its hash is " + anchor + ", not the since_hash verified before (" +
                        in["since_hash"].get<std::string>() + ")");
   }
-  if (!chain.ok() && chain.status().code() == StatusCode::kNotFound) return chain.status();
+  // A wrong question (a seq past the end, or archived) is no broken store.
+  if (!chain.ok() && (chain.status().code() == StatusCode::kNotFound ||
+                      chain.status().code() == StatusCode::kFailedPrecondition)) {
+    return chain.status();
+  }
   if (!chain.ok()) {
     failures.push_back("ledger: cannot be read: " + chain.status().message());
   } else if (!chain->ok) {
@@ -192,6 +241,8 @@ Result<Json> LedgerVerify(OpContext& ctx, const Json& in) {
   if (chain.ok()) {
     out["events"] = chain->events;
     out["head_hash"] = chain->head_hash;
+    ASSIGN_OR_RETURN(ChainStart start, LoadChainStart(ctx.txn));
+    if (start.archived) out["archived_through"] = start.seq - 1;
   }
   if (deep) {
     Result<DeepReport> state = CheckStateAgainstLedger(ctx.txn, ctx.machines);
@@ -217,6 +268,56 @@ Result<Json> LedgerVerify(OpContext& ctx, const Json& in) {
   std::string message = "verification failed: " + failures[0];
   for (size_t i = 1; i < failures.size(); ++i) message += "; " + failures[i];
   return Status(StatusCode::kDataLoss, message, details);
+}
+
+// "before" as a seq ("900000") or a time: a date ("2026-11-01", midnight
+// UTC) or RFC 3339 UTC ("2026-11-01T12:00:00Z").
+Status ParseBefore(const std::string& before, ArchiveRequest* request) {
+  if (!before.empty() && before.size() <= 16 &&
+      before.find_first_not_of("0123456789") == std::string::npos) {
+    request->before_seq = std::stoll(before);
+    if (request->before_seq >= 1) return Status();
+  } else {
+    const std::string full = before.size() == 10 ? before + "T00:00:00Z" : before;
+    const int64_t ms = ParseTime(full);
+    // Read back as written: no month 13 rolled into the next year.
+    if (ms >= 0 && full.back() == 'Z' && FormatTime(ms).compare(0, 19, full, 0, 19) == 0) {
+      request->before_time = FormatTime(ms);
+      return Status();
+    }
+  }
+  return InvalidArgumentError("before: \"" + before +
+                              "\" is neither a seq (900000) nor a UTC date (2026-11-01 or "
+                              "2026-11-01T12:00:00Z)");
+}
+
+Result<Json> LedgerArchive(OpContext& ctx, const Json& in) {
+  ArchiveRequest request;
+  RETURN_IF_ERROR(ParseBefore(in.at("before").get<std::string>(), &request));
+  if (in.contains("file")) {
+    ASSIGN_OR_RETURN(request.file, ctx.ScopedPath("file", in["file"].get<std::string>()));
+  } else {
+    const std::string store = ctx.paths != nullptr ? ctx.paths->store_file : "";
+    if (store.empty()) {
+      return InvalidArgumentError("file: a store in memory has no folder to archive beside; "
+                                  "name the file");
+    }
+    // Beside the store, named after it: a caller's path may not name it.
+    std::string stamp = FormatTime(ctx.now_ms).substr(0, 19);  // 2026-11-28T03:05:12
+    std::replace(stamp.begin(), stamp.end(), ':', '-');
+    request.file = store + ".archive-" + stamp + ".jsonl.gz";
+  }
+  ASSIGN_OR_RETURN(ArchiveResult r, ArchiveLedger(ctx, request));
+  Json out = {{"file", r.archive.file},
+              {"first_seq", r.archive.first_seq},
+              {"through_seq", r.archive.through_seq},
+              {"events", r.events},
+              {"bytes", r.bytes},
+              {"through_hash", r.archive.through_hash},
+              {"file_sha256", r.archive.file_sha256},
+              {"event_seq", r.archive.event_seq}};
+  if (!r.held_by.empty()) out["held_by"] = r.held_by;
+  return out;
 }
 
 Result<Json> StoreAcceptLoss(OpContext& ctx, const Json& in) {
@@ -300,7 +401,10 @@ Status RegisterSystemOps(Registry& r) {
                                 0, int64_t{1} << 53)},
            {"since_hash", s::String("the head_hash that verify answered at that seq: the "
                                     "event there must still have it",
-                                    64)}}),
+                                    64)},
+           {"archive", s::Path("prove this archive file (ledger.archive wrote it) instead of "
+                               "the store: every event's hash and link, and that it ends on "
+                               "the hash the store recorded")}}),
       .output_schema = {{"type", "object"},
                         {"properties", {{"ok", {{"type", "boolean"}}},
                                         {"events", {{"type", "integer"}}},
@@ -308,9 +412,42 @@ Status RegisterSystemOps(Registry& r) {
                                         {"structure", {{"type", "string"}}},
                                         {"structure_check", {{"type", "string"}}},
                                         {"deep", {{"type", "boolean"}}},
-                                        {"rows_checked", {{"type", "integer"}}}}},
+                                        {"rows_checked", {{"type", "integer"}}},
+                                        {"archived_through", {{"type", "integer"}}},
+                                        {"archive", {{"type", "object"}}}}},
                         {"required", {"ok", "events"}}},
       .handler = LedgerVerify,
+  }));
+  RETURN_IF_ERROR(r.Add({
+      .name = "ledger.archive",
+      .summary = "Move the ledger's oldest events to a compressed, self-verifying archive file "
+                 "(never the events of a run not finished or with an open question); the store "
+                 "keeps the anchor verify walks from",
+      .input_schema = s::Input(
+          {{"before", s::String("archive the events below this seq (900000), or before this UTC "
+                                "date (2026-11-01, 2026-11-01T12:00:00Z)",
+                                40)},
+           {"file", s::Path("the archive to write (gzip of JSON lines; never written over); "
+                            "default: beside the store, named after it and the time")}},
+          {"before"}),
+      .output_schema = {{"type", "object"},
+                        {"properties", {{"file", {{"type", "string"}}},
+                                        {"first_seq", {{"type", "integer"}}},
+                                        {"through_seq", {{"type", "integer"}}},
+                                        {"events", {{"type", "integer"}}},
+                                        {"bytes", {{"type", "integer"}}},
+                                        {"through_hash", {{"type", "string"}}},
+                                        {"file_sha256", {{"type", "string"}}},
+                                        {"event_seq", {{"type", "integer"}}},
+                                        {"held_by", {{"type", "string"}}}}},
+                        {"required", {"file", "first_seq", "through_seq", "events", "bytes",
+                                      "through_hash", "file_sha256", "event_seq"}}},
+      // History leaves the store: the human's call (over HTTP only the
+      // human's own credential carries the role).
+      .roles = {"human"},
+      .mutating = true,
+      .destructive = true,
+      .handler = LedgerArchive,
   }));
   RETURN_IF_ERROR(r.Add({
       .name = "store.accept_loss",

@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "engine/ledger/archive.h"
 #include "store/tables/event_table.h"
 #include "store/tables/ledger_head_table.h"
 #include "util/json_or_null.h"
@@ -60,6 +61,24 @@ std::string EventHash(int64_t seq, const std::string& time,
   }
   doc += ']';
   return Sha256Hex(doc);
+}
+
+std::string EventRowHash(const EventRow& r) {
+  return EventHash(r.seq, r.time, r.run_id.value_or(""), r.actor_id, r.actor_role, r.kind,
+                   r.summary, r.payload, r.files, r.refs, r.prev_hash);
+}
+
+std::string EventLinkProblem(const EventRow& r, int64_t expected, const std::string& prev) {
+  if (r.seq != expected) {
+    return "event seq " + std::to_string(expected) + " is missing (next present is " +
+           std::to_string(r.seq) + ")";
+  }
+  if (r.prev_hash != prev) {
+    return "prev_hash does not match the hash of seq " + std::to_string(r.seq - 1) +
+           " (rows removed or reordered)";
+  }
+  if (EventRowHash(r) != r.hash) return "content does not match its hash (row altered)";
+  return "";
 }
 
 namespace {
@@ -146,24 +165,9 @@ Result<VerifyReport> WalkChain(Txn& txn, int64_t first, std::string prev) {
   for (;;) {
     ASSIGN_OR_RETURN(std::vector<EventRow> rows, LoadEventRowsFrom(txn, expected, kVerifyPage));
     for (const EventRow& r : rows) {
-      const int64_t seq = r.seq;
-      if (seq != expected) {
-        return Broken(expected, "event seq " + std::to_string(expected) +
-                                    " is missing (next present is " +
-                                    std::to_string(seq) + ")", expected - 1);
-      }
-      if (r.prev_hash != prev) {
-        return Broken(seq, "prev_hash does not match the hash of seq " +
-                               std::to_string(seq - 1) + " (rows removed or reordered)",
-                      seq - 1);
-      }
-      const std::string hash =
-          EventHash(seq, r.time, r.run_id.value_or(""), r.actor_id, r.actor_role, r.kind, r.summary,
-                    r.payload, r.files, r.refs, r.prev_hash);
-      if (hash != r.hash) {
-        return Broken(seq, "content does not match its hash (row altered)", seq - 1);
-      }
-      prev = hash;
+      std::string problem = EventLinkProblem(r, expected, prev);
+      if (!problem.empty()) return Broken(expected, std::move(problem), expected - 1);
+      prev = r.hash;
       ++expected;
     }
     if (static_cast<int64_t>(rows.size()) < kVerifyPage) break;
@@ -190,11 +194,29 @@ Result<VerifyReport> WalkChain(Txn& txn, int64_t first, std::string prev) {
 
 }  // namespace
 
-Result<VerifyReport> VerifyLedger(Txn& txn) { return WalkChain(txn, 1, kGenesisHash); }
+Result<VerifyReport> VerifyLedger(Txn& txn) {
+  ASSIGN_OR_RETURN(ChainStart start, LoadChainStart(txn));
+  ASSIGN_OR_RETURN(VerifyReport report, WalkChain(txn, start.seq, start.prev_hash));
+  if (!report.ok || !start.archived) return report;
+  // The anchor the walk began from must be the one the chain signed.
+  ASSIGN_OR_RETURN(std::string problem, CheckAnchor(txn));
+  if (!problem.empty()) return Broken(start.seq - 1, problem, start.seq - 1);
+  return report;
+}
 
 Result<VerifyReport> VerifyLedgerSince(Txn& txn, int64_t since, std::string* anchor) {
   *anchor = kGenesisHash;
-  if (since == 0) return WalkChain(txn, 1, kGenesisHash);
+  if (since == 0) return VerifyLedger(txn);
+  ASSIGN_OR_RETURN(ChainStart start, LoadChainStart(txn));
+  if (since < start.seq - 1) {
+    return FailedPreconditionError("since: events through seq " + std::to_string(start.seq - 1) +
+                                   " are archived; verify without since walks from there, and "
+                                   "verify --archive proves the archived part");
+  }
+  if (since == start.seq - 1) {
+    *anchor = start.prev_hash;
+    return VerifyLedger(txn);
+  }
   ASSIGN_OR_RETURN(std::vector<EventRow> rows, LoadEventRowsFrom(txn, since, 1));
   if (rows.empty() || rows[0].seq != since) {
     // Past the chain's end is a wrong question; inside it, a loss.
@@ -209,8 +231,7 @@ Result<VerifyReport> VerifyLedgerSince(Txn& txn, int64_t since, std::string* anc
   // rest of the walk links to.
   const EventRow& r = rows[0];
   *anchor = r.hash;
-  if (EventHash(r.seq, r.time, r.run_id.value_or(""), r.actor_id, r.actor_role, r.kind,
-                r.summary, r.payload, r.files, r.refs, r.prev_hash) != r.hash) {
+  if (EventRowHash(r) != r.hash) {
     return Broken(since, "content does not match its hash (row altered)", since - 1);
   }
   return WalkChain(txn, since + 1, r.hash);
@@ -222,8 +243,9 @@ Result<VerifyReport> VerifyLedgerTail(Txn& txn, int64_t count) {
   // The newest row may have been removed with the head left in place: start
   // from whichever end is higher so that the walk reaches it.
   ASSIGN_OR_RETURN(const int64_t last_seq, MaxEventSeq(txn));
-  const int64_t first = std::max<int64_t>(1, std::max(head_seq, last_seq) - count + 1);
-  if (first == 1) return WalkChain(txn, 1, kGenesisHash);
+  ASSIGN_OR_RETURN(ChainStart start, LoadChainStart(txn));
+  const int64_t first = std::max<int64_t>(start.seq, std::max(head_seq, last_seq) - count + 1);
+  if (first == start.seq) return WalkChain(txn, start.seq, start.prev_hash);
   // The link into the window is checked against the stored hash of the row
   // before it; that row's own content is the full walk's business.
   ASSIGN_OR_RETURN(std::optional<std::string> before, FindEventHash(txn, first - 1));

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "engine/ledger/op_context.h"
+#include "store/tables/event_table.h"
 
 namespace baton {
 
@@ -97,6 +98,8 @@ struct VerifyReport {
 
 // Walks the whole chain in seq order, recomputing every hash. Names the first
 // seq that was altered, removed or moved. Reads in pages; memory stays flat.
+// On an archived ledger (engine/ledger/archive.h) the walk begins at the
+// anchor, which must be the one the chain after it records.
 Result<VerifyReport> VerifyLedger(Txn& txn);
 
 // The same walk over the newest "count" events only (and the link into them):
@@ -109,7 +112,8 @@ Result<VerifyReport> VerifyLedgerTail(Txn& txn, int64_t count);
 // hash of seq "since" (which "anchor" receives), that event's own content
 // checked against it: what a verify from a checkpoint checks. A "since" of
 // 0 is the whole walk. A seq "since" beyond the chain is NotFound; one
-// missing inside it is a broken report.
+// missing inside it is a broken report; one archived FailedPrecondition
+// (the anchor itself is the whole walk).
 Result<VerifyReport> VerifyLedgerSince(Txn& txn, int64_t since, std::string* anchor);
 
 // The hash of an event row as stored (exposed for tests and tools).
@@ -119,6 +123,15 @@ std::string EventHash(int64_t seq, const std::string& time,
                       const std::string& summary, const std::string& payload,
                       const std::string& files, const std::string& refs,
                       const std::string& prev_hash);
+
+// The same of a row as read back.
+std::string EventRowHash(const EventRow& row);
+
+// Why "row" cannot follow, at seq "expected", the event whose hash is
+// "prev" — a seq missing, a broken link, content altered — or "" when it
+// follows: the one check of every walk over the chain (the store's and an
+// archive's).
+std::string EventLinkProblem(const EventRow& row, int64_t expected, const std::string& prev);
 
 }  // namespace baton
 

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 
+#include "engine/ledger/archive.h"
 #include "store/tables/agent_table.h"
 #include "store/tables/event_table.h"
 #include "store/tables/run_table.h"
@@ -162,24 +163,47 @@ void ApplyToken(Replay& r, int64_t seq, const std::string& kind, const Json& p) 
   }
 }
 
+void ApplyEvent(Replay& r, const MachineSet& machines, int64_t seq,
+                const std::optional<std::string>& run_id, const std::string& kind,
+                const std::string& payload) {
+  Json p = Json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  if (!p.is_object()) return;  // the chain check reports altered payloads
+  if (run_id) ApplyRun(r, seq, *run_id, kind, p);
+  if (Starts(kind, "task.")) {
+    ApplyTask(r, seq, run_id.value_or(""), kind, p);
+  } else if (Starts(kind, "agent.")) {
+    ApplyAgent(r, machines, seq, kind, p);
+  } else if (Starts(kind, "token.")) {
+    ApplyToken(r, seq, kind, p);
+  }
+}
+
+// The archived events first, from the files the store records (each proved
+// as it is read), then the store's own.
 Status ReplayEvents(Txn& txn, const MachineSet& machines, Replay& r, int64_t* count) {
-  int64_t after = 0;
+  ASSIGN_OR_RETURN(std::vector<LedgerArchiveRow> archives, ListLedgerArchiveRows(txn));
+  for (const LedgerArchiveRow& a : archives) {
+    Result<ArchiveReport> read = VerifyArchiveFile(txn, a.file, [&](const EventRow& e) {
+      ++*count;
+      ApplyEvent(r, machines, e.seq, e.run_id, e.kind, e.payload);
+    });
+    if (!read.ok()) {
+      return read.status().WithPrefix("the archive of events " + std::to_string(a.first_seq) +
+                                      ".." + std::to_string(a.through_seq) +
+                                      " (the replay starts at seq 1)");
+    }
+    if (!read->ok) {
+      return DataLossError("archive " + a.file + ": seq " +
+                           std::to_string(read->first_broken_seq) + ": " + read->reason);
+    }
+  }
+  int64_t after = archives.empty() ? 0 : archives.back().through_seq;
   for (;;) {
     ASSIGN_OR_RETURN(std::vector<EventBrief> rows, LoadEventBriefsAfter(txn, after, kPage));
     for (const EventBrief& e : rows) {
       after = e.seq;
       ++*count;
-      const std::string& kind = e.kind;
-      Json p = Json::parse(e.payload, nullptr, /*allow_exceptions=*/false);
-      if (!p.is_object()) continue;  // the chain check reports altered payloads
-      if (e.run_id) ApplyRun(r, after, *e.run_id, kind, p);
-      if (Starts(kind, "task.")) {
-        ApplyTask(r, after, e.run_id.value_or(""), kind, p);
-      } else if (Starts(kind, "agent.")) {
-        ApplyAgent(r, machines, after, kind, p);
-      } else if (Starts(kind, "token.")) {
-        ApplyToken(r, after, kind, p);
-      }
+      ApplyEvent(r, machines, e.seq, e.run_id, e.kind, e.payload);
     }
     if (static_cast<int64_t>(rows.size()) < kPage) return Status();
   }

@@ -54,7 +54,9 @@ struct DeepReport {
 };
 
 // Replays every event in seq order (in pages; memory grows with the number
-// of rows, not events) and compares runs, tasks, agents and tokens.
+// of rows, not events) — the archives the store records first, each proved
+// as it is read (engine/ledger/archive.h) — and compares runs, tasks, agents
+// and tokens.
 Result<DeepReport> CheckStateAgainstLedger(Txn& txn, const MachineSet& machines);
 
 }  // namespace baton

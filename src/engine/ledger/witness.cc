@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/ledger/archive.h"
 #include "engine/ledger/ledger.h"
 #include "store/tables/event_table.h"
 #include "store/tables/ledger_head_table.h"
@@ -59,7 +60,14 @@ Result<std::optional<Gap>> GapOf(Txn& txn, const LedgerHead& head, const Witness
                                  const std::vector<Loss>& losses) {
   if (w.head.seq <= 0 || Covered(losses, w.head.seq)) return std::optional<Gap>();
   if (w.head.seq > head.seq) return std::optional<Gap>(Gap{head.seq + 1, w.head.seq});
-  ASSIGN_OR_RETURN(std::optional<std::string> hash, FindEventHash(txn, w.head.seq));
+  // An archived event (a mirror of a run finished long ago) is the
+  // archive's to prove; the anchor's own hash is known here.
+  ASSIGN_OR_RETURN(ChainStart start, LoadChainStart(txn));
+  if (w.head.seq < start.seq - 1) return std::optional<Gap>();
+  ASSIGN_OR_RETURN(std::optional<std::string> hash,
+                   w.head.seq == start.seq - 1
+                       ? Result<std::optional<std::string>>(start.prev_hash)
+                       : FindEventHash(txn, w.head.seq));
   if (!hash) {
     // Removed from the middle: the chain check names it; here it is a gap.
     return std::optional<Gap>(Gap{w.head.seq, w.head.seq});

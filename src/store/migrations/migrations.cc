@@ -464,6 +464,22 @@ CREATE TRIGGER tasks_added AFTER INSERT ON tasks REFERENCING NEW TABLE AS added
 CREATE TRIGGER tasks_removed AFTER DELETE ON tasks REFERENCING OLD TABLE AS removed
   FOR EACH STATEMENT EXECUTE FUNCTION baton_rows_removed()
 )SQL"},
+    // Bounded growth (issue 21): `baton ledger archive` moves the oldest
+    // events to a file; each archive's range, the hash it ends on and the
+    // file's digest stay here, and the newest is the anchor the chain is
+    // verified from (engine/ledger/archive.h).
+    {13, "the archives of the ledger's oldest events", R"SQL(
+CREATE TABLE ledger_archives (
+  through_seq INTEGER PRIMARY KEY,
+  first_seq INTEGER NOT NULL,
+  prev_hash TEXT NOT NULL,
+  through_hash TEXT NOT NULL,
+  file TEXT NOT NULL,
+  file_sha256 TEXT NOT NULL,
+  event_seq INTEGER NOT NULL,
+  created_at TEXT NOT NULL
+)
+)SQL"},
 };
 
 // Splits a migration into statements. Migrations are ours, so a plain split

@@ -108,6 +108,35 @@ Result<std::vector<EventRow>> LoadEventRowsFrom(Txn& txn, int64_t first, int64_t
   return EventsFromRows(std::move(rows));
 }
 
+Result<int64_t> FirstEventSeqOfRun(Txn& txn, const std::string& run_id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT seq FROM events WHERE run_id = ? ORDER BY seq LIMIT 1",
+                             {SqlText(run_id)}));
+  return rows.empty() ? int64_t{0} : rows[0].Int(0);
+}
+
+Result<int64_t> FirstEventSeqAtOrAfter(Txn& txn, const std::string& time) {
+  // In seq order from the oldest: archiving old events stops early.
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT seq FROM events WHERE time >= ? ORDER BY seq LIMIT 1",
+                             {SqlText(time)}));
+  return rows.empty() ? int64_t{0} : rows[0].Int(0);
+}
+
+Result<std::optional<EventRow>> NewestEventOfKind(Txn& txn, const std::string& kind) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT seq, time, run_id, actor_id, actor_role, kind, summary, "
+                             "payload, files, refs, prev_hash, hash "
+                             "FROM events WHERE kind = ? ORDER BY seq DESC LIMIT 1",
+                             {SqlText(kind)}));
+  if (rows.empty()) return std::optional<EventRow>();
+  return std::optional<EventRow>(EventFromRow(rows[0]));
+}
+
+Result<int64_t> DeleteEventsThrough(Txn& txn, int64_t through) {
+  return txn.Exec("DELETE FROM events WHERE seq <= ?", {SqlInt(through)});
+}
+
 Result<std::vector<EventBrief>> LoadEventBriefsAfter(Txn& txn, int64_t after, int64_t limit) {
   ASSIGN_OR_RETURN(std::vector<Row> rows,
                    txn.Query("SELECT seq, run_id, kind, payload FROM events WHERE seq > ? "

@@ -94,6 +94,21 @@ struct EventCount {
 };
 Result<EventCount> CountEventsAfter(Txn& txn, int64_t after, const std::string& kind);
 
+// ---- What `baton ledger archive` asks (engine/ledger/archive.h) ----
+
+// The seq of run "run_id"'s first event still stored; 0 when it has none.
+Result<int64_t> FirstEventSeqOfRun(Txn& txn, const std::string& run_id);
+
+// The seq of the first event at or after "time" (RFC 3339 UTC, as stored),
+// walking from the oldest; 0 when none is.
+Result<int64_t> FirstEventSeqAtOrAfter(Txn& txn, const std::string& time);
+
+// The newest event of "kind"; nullopt when there is none.
+Result<std::optional<EventRow>> NewestEventOfKind(Txn& txn, const std::string& kind);
+
+// Removes every event with seq <= "through"; how many went.
+Result<int64_t> DeleteEventsThrough(Txn& txn, int64_t through);
+
 // ---- What engine/core asks for runs, questions, approvals and projects ----
 
 // How many progress notes (events of kind run.progress) run "run_id" has.

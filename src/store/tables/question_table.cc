@@ -271,4 +271,14 @@ Result<std::vector<Question>> OpenQuestionRows(Txn& txn, const std::string& run_
   return QueryQuestions(txn, "run_id = ? AND status = 'open' ORDER BY seq", params);
 }
 
+Result<std::vector<std::string>> ListRunsAwaitingQuestions(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT DISTINCT run_id FROM questions WHERE run_id IS NOT NULL "
+                             "AND status = 'open'",
+                             {}));
+  std::vector<std::string> out;
+  for (const Row& r : rows) out.push_back(r.Str(0));
+  return out;
+}
+
 }  // namespace baton

@@ -139,6 +139,10 @@ struct OverviewQuestion {
 };
 Result<std::vector<OverviewQuestion>> ListOpenQuestionsForOverview(Txn& txn);
 
+// The runs with a question still open, whatever their status (`baton
+// ledger archive` keeps their events).
+Result<std::vector<std::string>> ListRunsAwaitingQuestions(Txn& txn);
+
 // ---- What engine/graph asks ----
 
 // Every open question of run "run_id", oldest first (a graph run's human

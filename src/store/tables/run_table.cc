@@ -413,4 +413,12 @@ Result<std::vector<std::string>> ListGraphForkMetaTexts(Txn& txn, const std::str
   return FirstColumn(rows);
 }
 
+Result<std::vector<RunMachineStatus>> ListRunMachineStatuses(Txn& txn) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows, txn.Query("SELECT id, machine, status FROM runs", {}));
+  std::vector<RunMachineStatus> out;
+  out.reserve(rows.size());
+  for (const Row& r : rows) out.push_back({r.Str(0), r.Str(1), r.Str(2)});
+  return out;
+}
+
 }  // namespace baton

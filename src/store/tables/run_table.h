@@ -146,6 +146,16 @@ struct RunStatusForReplay {
 // Every run, by id.
 Result<std::vector<RunStatusForReplay>> ListRunStatusesForReplay(Txn& txn);
 
+// A run's id, machine and status, as `baton ledger archive` asks which runs
+// are still open (engine/ledger/archive.h).
+struct RunMachineStatus {
+  std::string id;
+  std::string machine;
+  std::string status;
+};
+// Every run.
+Result<std::vector<RunMachineStatus>> ListRunMachineStatuses(Txn& txn);
+
 // Sinfonia's cursor: run "run_id"'s current step is "step_key" (NULL when
 // "" — no current step) at "index"; the version is bumped.
 Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::string& step_key,
