@@ -3,7 +3,7 @@
 // Builds a linear StateGraph n0 -> n1 -> ... -> n(N-1) -> END, checkpointed by
 // SqliteSaver on a fresh file, invokes it R times (fresh thread_id each) and
 // prints ONE JSON line on stdout. The C++ bench runs, from this folder:
-//   node chain.mjs --mode noop|history --nodes N --db PATH [--repeat R] [--durability async|sync|exit]
+//   node chain.mjs --mode noop|history|bigstate --nodes N --db PATH [--repeat R] [--durability async|sync|exit]
 // and parses that line. Setup once: `npm ci --no-audit --no-fund --loglevel=error`.
 //
 // What SqliteSaver does (read from node_modules, versions pinned in package.json):
@@ -49,27 +49,42 @@ const mode = args.mode;
 const nodes = Number(args.nodes);
 const repeat = Number(args.repeat);
 const dbPath = args.db;
-if (!["noop", "history"].includes(mode) || !(nodes > 0) || !(repeat > 0)) {
-  console.error("usage: node chain.mjs --mode noop|history --nodes N --db PATH [--repeat R]");
+if (!["noop", "history", "bigstate"].includes(mode) || !(nodes > 0) || !(repeat > 0)) {
+  console.error("usage: node chain.mjs --mode noop|history|bigstate --nodes N --db PATH [--repeat R]");
   process.exit(2);
 }
 
 const FILLER = "x".repeat(200);
+// bigstate: a 100 KB value carried through every node, which changes only a
+// counter beside it.
+const BLOB = "y".repeat(100 * 1024);
 const State =
   mode === "noop"
     ? Annotation.Root({ count: Annotation() }) // last-value channel
-    : Annotation.Root({
-        messages: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }),
-      });
+    : mode === "bigstate"
+      ? Annotation.Root({ blob: Annotation(), count: Annotation() })
+      : Annotation.Root({
+          messages: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }),
+        });
+// When each node ran (ms since its invoke began): the first 100 nodes
+// against the last 100 show whether a node's cost grows with the run.
+const nodeStarts = [];
+let invokeStart = 0;
+const stamp = () => nodeStarts.push(performance.now() - invokeStart);
 // noop: returning {} is accepted by LangGraph (no channel update, only the edge trigger).
 const makeNode = (i) =>
   mode === "noop"
-    ? () => ({})
-    : () => ({
-        messages: [
-          { type: "assistant", content: `message ${i} ${FILLER}`, timestamp: new Date().toISOString() },
-        ],
-      });
+    ? () => (stamp(), {})
+    : mode === "bigstate"
+      ? () => (stamp(), { count: i + 1 })
+      : () => (
+          stamp(),
+          {
+            messages: [
+              { type: "assistant", content: `message ${i} ${FILLER}`, timestamp: new Date().toISOString() },
+            ],
+          }
+        );
 
 for (const p of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(p, { force: true });
 const saver = SqliteSaver.fromConnString(dbPath);
@@ -85,14 +100,18 @@ for (let i = 1; i < nodes; i++) builder.addEdge(`n${i - 1}`, `n${i}`);
 builder.addEdge(`n${nodes - 1}`, END);
 const graph = builder.compile({ checkpointer: saver });
 
-const input = mode === "noop" ? { count: 0 } : { messages: [] };
+const input =
+  mode === "noop" ? { count: 0 } : mode === "bigstate" ? { blob: BLOB, count: 0 } : { messages: [] };
 let ns = 0n;
 for (let r = 0; r < repeat; r++) {
   const config = { configurable: { thread_id: randomUUID() }, recursionLimit: nodes + 10 };
   if (args.durability) config.durability = args.durability;
+  nodeStarts.length = 0;
+  invokeStart = performance.now();
   const t0 = process.hrtime.bigint();
   const out = await graph.invoke(input, config);
   ns += process.hrtime.bigint() - t0;
+  nodeStarts.push(performance.now() - invokeStart); // the end: all saves awaited
   if (mode === "history" && out.messages.length !== nodes) throw new Error("chain did not run to the end");
 }
 
@@ -116,5 +135,7 @@ console.log(
     journal_mode: journalMode,
     synchronous,
     durability: args.durability ?? "async (default)",
+    // The last invoke's node start times, then its end (ms).
+    node_ms: nodeStarts,
   }),
 );

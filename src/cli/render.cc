@@ -322,7 +322,8 @@ std::string RenderText(const std::string& op, const Json& result) {
                        ", every hash and link verified, ending on the hash the store recorded (" +
                        a.value("through_hash", "") + ")\n";
     if (!a.value("sha256_matches", false)) {
-      text += "note: the file's bytes are not the ones archived (recompressed?); its events are\n";
+      text += "note: the file's bytes are not the ones archived (recompressed?), though every "
+              "event in it is\n";
     }
     return text;
   }

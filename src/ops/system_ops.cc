@@ -1,6 +1,5 @@
 // Operations about baton itself: the ledger, machines, operations and store.
 
-#include <algorithm>
 #include <filesystem>
 
 #include "engine/ledger/archive.h"
@@ -280,9 +279,11 @@ Status ParseBefore(const std::string& before, ArchiveRequest* request) {
   } else {
     const std::string full = before.size() == 10 ? before + "T00:00:00Z" : before;
     const int64_t ms = ParseTime(full);
-    // Read back as written: no month 13 rolled into the next year.
-    if (ms >= 0 && full.back() == 'Z' && FormatTime(ms).compare(0, 19, full, 0, 19) == 0) {
-      request->before_time = FormatTime(ms);
+    // Read back exactly as written (seconds or milliseconds): no month 13
+    // rolled into the next year, nothing after the Z.
+    const std::string stored = ms >= 0 ? FormatTime(ms) : "";
+    if (!stored.empty() && (full == stored || full == stored.substr(0, 19) + "Z")) {
+      request->before_time = stored;
       return Status();
     }
   }
@@ -302,10 +303,9 @@ Result<Json> LedgerArchive(OpContext& ctx, const Json& in) {
       return InvalidArgumentError("file: a store in memory has no folder to archive beside; "
                                   "name the file");
     }
-    // Beside the store, named after it: a caller's path may not name it.
-    std::string stamp = FormatTime(ctx.now_ms).substr(0, 19);  // 2026-11-28T03:05:12
-    std::replace(stamp.begin(), stamp.end(), ':', '-');
-    request.file = store + ".archive-" + stamp + ".jsonl.gz";
+    // Beside the store, named after it and the range: a caller's path may
+    // not name it.
+    request.beside = store;
   }
   ASSIGN_OR_RETURN(ArchiveResult r, ArchiveLedger(ctx, request));
   Json out = {{"file", r.archive.file},
@@ -428,7 +428,8 @@ Status RegisterSystemOps(Registry& r) {
                                 "date (2026-11-01, 2026-11-01T12:00:00Z)",
                                 40)},
            {"file", s::Path("the archive to write (gzip of JSON lines; never written over); "
-                            "default: beside the store, named after it and the time")}},
+                            "default: beside the store, named after it and the range "
+                            "(baton.db.archive-1-900000.jsonl.gz)")}},
           {"before"}),
       .output_schema = {{"type", "object"},
                         {"properties", {{"file", {{"type", "string"}}},

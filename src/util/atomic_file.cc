@@ -72,23 +72,26 @@ Status ReplaceAt(int dir_fd, const std::string& name, const std::string& path,
   // The new file keeps the old one's permissions.
   struct stat old {};
   if (::fstatat(dir_fd, name.c_str(), &old, 0) == 0) ::fchmod(fd, old.st_mode & 07777);
-  auto fail = [&](Status status) {
-    ::close(fd);
-    ::unlinkat(dir_fd, tmp.c_str(), 0);
-    return status;
+  // The temporary file goes on every way out but the rename (a throwing
+  // "fill" included).
+  struct Temporary {
+    int dir_fd, fd;
+    const std::string& name;
+    ~Temporary() {
+      if (fd >= 0) ::close(fd);
+      if (!name.empty()) ::unlinkat(dir_fd, name.c_str(), 0);
+    }
   };
-  Status filled = fill([&](std::string_view data) { return WriteAll(fd, data, path); });
-  if (!filled.ok()) return fail(std::move(filled));
-  if (::fsync(fd) != 0) return fail(InternalError(Errno("fsync of the new", path)));
-  if (::close(fd) != 0) {
-    ::unlinkat(dir_fd, tmp.c_str(), 0);
-    return InternalError(Errno("closing the new", path));
-  }
+  std::string tmp_name = tmp;
+  Temporary temporary{dir_fd, fd, tmp_name};
+  RETURN_IF_ERROR(fill([&](std::string_view data) { return WriteAll(fd, data, path); }));
+  if (::fsync(fd) != 0) return InternalError(Errno("fsync of the new", path));
+  temporary.fd = -1;
+  if (::close(fd) != 0) return InternalError(Errno("closing the new", path));
   if (::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
-    const std::string message = Errno("renaming the new file over", path);
-    ::unlinkat(dir_fd, tmp.c_str(), 0);
-    return InternalError(message);
+    return InternalError(Errno("renaming the new file over", path));
   }
+  tmp_name.clear();
   if (::fsync(dir_fd) != 0) return InternalError(Errno("fsync of the folder of", path));
   return Status();
 }
@@ -111,11 +114,10 @@ Status InFolderOf(const std::string& path,
 Status WriteFileAtomicallyAt(int dir_fd, const std::string& name, std::string_view text,
                              const std::string& path) {
   return ReplaceAt(dir_fd, name, path, [&](const FileWrite& write) -> Status {
-    if (PauseMidWriteMillis() <= 0) return write(text);
-    RETURN_IF_ERROR(write(text.substr(0, std::max<size_t>(text.size() / 2, 1))));
+    if (PauseMidWriteMillis() <= 0 || text.empty()) return write(text);
+    RETURN_IF_ERROR(write(text.substr(0, text.size() / 2)));
     std::this_thread::sleep_for(std::chrono::milliseconds(PauseMidWriteMillis()));
-    return text.size() > 1 ? write(text.substr(std::max<size_t>(text.size() / 2, 1)))
-                           : Status();
+    return write(text.substr(text.size() / 2));
   });
 }
 

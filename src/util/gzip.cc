@@ -64,13 +64,19 @@ Result<std::string> GzipWriter::Finish() {
 Status ReadGzipLines(const std::string& path, size_t max_line,
                      const std::function<Status(std::string_view line)>& line,
                      std::string* sha256) {
-  std::FILE* file = std::fopen(path.c_str(), "rbe");
+  // Closed on every way out, a throwing "line" included.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> owned(std::fopen(path.c_str(), "rbe"),
+                                                        &std::fclose);
+  std::FILE* file = owned.get();
   if (file == nullptr) return NotFoundError(path + ": cannot be opened: " + std::strerror(errno));
   z_stream z{};
   if (inflateInit2(&z, kGzipWindow) != Z_OK) {
-    std::fclose(file);
     return InternalError("gzip: zlib could not start a stream (out of memory)");
   }
+  struct InflateEnd {
+    z_stream* z;
+    ~InflateEnd() { inflateEnd(z); }
+  } end_inflate{&z};
   Sha256Stream digest;
   std::string in(kChunk, '\0');
   std::string out(kChunk, '\0');
@@ -134,8 +140,6 @@ Status ReadGzipLines(const std::string& path, size_t max_line,
       }
     }
   }
-  inflateEnd(&z);
-  std::fclose(file);
   if (status.ok() && !carry.empty()) status = line(carry);
   if (status.ok() && sha256 != nullptr) *sha256 = digest.HexDigest();
   return status;

@@ -263,6 +263,25 @@ TEST_F(SgaiProfile, ResumeWhenGoalBodyUnchanged) {
   EXPECT_EQ(MustCall(*api_, "run.list", {{"profile", "sgai"}})["runs"].size(), 1u);
 }
 
+// `baton ledger archive` takes a finished run's sgai.started event with the
+// rest of its events: the next start still finds it (by its workdir) and
+// carries its interaction mode over.
+TEST_F(SgaiProfile, AStartAfterTheOldRunWasArchivedStillFollowsIt) {
+  const std::string goal =
+      Goal(kPlannerCoder, "# Goal\nShip it.\n", "completionGateScript: \"exit 0\"\n");
+  const std::string old = StartRun(goal);
+  MustCall(*api_, "sgai.set", {{"run", old}, {"interaction_mode", "building"}}, Human());
+  EXPECT_EQ(Update(old, "complete", Coordinator())["status"], "complete");
+  const Json archived =
+      MustCall(*api_, "ledger.archive", {{"before", "1000000"}, {"file", dir_.File("a.jsonl.gz")}});
+  ASSERT_GT(archived["events"].get<int64_t>(), 0);
+  EXPECT_TRUE(MustCall(*api_, "ledger.events", {{"kind", "sgai.started"}})["events"].empty());
+  const Json next = Start(goal);
+  EXPECT_FALSE(next["resumed"].get<bool>());
+  EXPECT_EQ(next["previous_run"], old) << next.dump();
+  EXPECT_EQ(State(next["run"]["id"])["interactionMode"], "building");
+}
+
 TEST_F(SgaiProfile, FreshWhenGoalBodyChanged) {
   const std::string old = StartRun(Goal(kPlannerCoder, "# Goal\nShip it.\n"));
   MustCall(*api_, "sgai.set", {{"run", old}, {"interaction_mode", "building"}}, Human());

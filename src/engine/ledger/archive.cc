@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/ledger/ledger.h"
+#include "engine/ledger/witness.h"
 #include "store/tables/ledger_head_table.h"
 #include "store/tables/question_table.h"
 #include "store/tables/run_table.h"
@@ -42,26 +43,130 @@ void AppendEventLine(const EventRow& e, std::string* out) {
   *out += "]\n";
 }
 
+// Reads an archive line back byte for byte: JSON, but the strings are the
+// stored texts, which need not be valid UTF-8 (an actor id is whatever the
+// caller sent), so a JSON library that insists on UTF-8 cannot read them.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view line) : s_(line) {}
+
+  bool Eat(char c) {
+    if (i_ >= s_.size() || s_[i_] != c) return false;
+    ++i_;
+    return true;
+  }
+  bool AtEnd() const { return i_ == s_.size(); }
+
+  bool Int(int64_t* out) {
+    const size_t start = i_;
+    if (i_ < s_.size() && s_[i_] == '-') ++i_;
+    while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') ++i_;
+    const size_t digits = i_ - start - (s_[start] == '-' ? 1 : 0);
+    if (digits == 0 || digits > 18) return false;
+    *out = std::stoll(std::string(s_.substr(start, i_ - start)));
+    return true;
+  }
+
+  bool Null() {
+    if (s_.substr(i_, 4) != "null") return false;
+    i_ += 4;
+    return true;
+  }
+
+  bool Str(std::string* out) {
+    if (!Eat('"')) return false;
+    out->clear();
+    while (i_ < s_.size()) {
+      const char c = s_[i_++];
+      if (c == '"') return true;
+      if (static_cast<unsigned char>(c) < 0x20) return false;
+      if (c != '\\') {
+        out->push_back(c);
+        continue;
+      }
+      if (i_ >= s_.size()) return false;
+      switch (const char e = s_[i_++]) {
+        case '"': case '\\': case '/': out->push_back(e); break;
+        case 'b': out->push_back('\b'); break;
+        case 'f': out->push_back('\f'); break;
+        case 'n': out->push_back('\n'); break;
+        case 'r': out->push_back('\r'); break;
+        case 't': out->push_back('\t'); break;
+        case 'u': {
+          if (i_ + 4 > s_.size()) return false;
+          unsigned cp = 0;
+          for (int k = 0; k < 4; ++k) {
+            const char h = s_[i_++];
+            cp <<= 4;
+            if (h >= '0' && h <= '9') cp |= static_cast<unsigned>(h - '0');
+            else if (h >= 'a' && h <= 'f') cp |= static_cast<unsigned>(h - 'a' + 10);
+            else if (h >= 'A' && h <= 'F') cp |= static_cast<unsigned>(h - 'A' + 10);
+            else return false;
+          }
+          // What AppendJsonString writes is below 0x20; anything else is an
+          // edit, which the hash judges once it is read as UTF-8.
+          if (cp >= 0xd800 && cp <= 0xdfff) return false;
+          if (cp < 0x80) {
+            out->push_back(static_cast<char>(cp));
+          } else if (cp < 0x800) {
+            out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
+            out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+          } else {
+            out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
+            out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+            out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+          }
+          break;
+        }
+        default: return false;
+      }
+    }
+    return false;
+  }
+
+ private:
+  std::string_view s_;
+  size_t i_ = 0;
+};
+
 // The event an archive line holds; nullopt when the line is not one.
 std::optional<EventRow> EventOfLine(std::string_view line) {
-  Json a = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!a.is_array() || a.size() != 12 || !a[0].is_number_integer()) return std::nullopt;
-  for (size_t i = 1; i < 12; ++i) {
-    if (!a[i].is_string() && !(i == 2 && a[i].is_null())) return std::nullopt;
+  LineReader in(line);
+  EventRow r;
+  if (!in.Eat('[') || !in.Int(&r.seq) || !in.Eat(',') || !in.Str(&r.time) || !in.Eat(',')) {
+    return std::nullopt;
   }
-  auto text = [&a](size_t i) { return a[i].get<std::string>(); };
-  return EventRow{.seq = a[0].get<int64_t>(),
-                  .time = text(1),
-                  .run_id = a[2].is_null() ? std::nullopt : std::optional<std::string>(text(2)),
-                  .actor_id = text(3),
-                  .actor_role = text(4),
-                  .kind = text(5),
-                  .summary = text(6),
-                  .payload = text(7),
-                  .files = text(8),
-                  .refs = text(9),
-                  .prev_hash = text(10),
-                  .hash = text(11)};
+  if (!in.Null()) {
+    std::string run_id;
+    if (!in.Str(&run_id)) return std::nullopt;
+    r.run_id = std::move(run_id);
+  }
+  for (std::string* field : {&r.actor_id, &r.actor_role, &r.kind, &r.summary, &r.payload,
+                             &r.files, &r.refs, &r.prev_hash, &r.hash}) {
+    if (!in.Eat(',') || !in.Str(field)) return std::nullopt;
+  }
+  if (!in.Eat(']') || !in.AtEnd()) return std::nullopt;
+  return r;
+}
+
+bool SameRow(const EventRow& a, const EventRow& b) {
+  return a.seq == b.seq && a.time == b.time && a.run_id == b.run_id && a.actor_id == b.actor_id &&
+         a.actor_role == b.actor_role && a.kind == b.kind && a.summary == b.summary &&
+         a.payload == b.payload && a.files == b.files && a.refs == b.refs &&
+         a.prev_hash == b.prev_hash && a.hash == b.hash;
+}
+
+// An integer member of "j", or nullopt when it is missing or not one.
+std::optional<int64_t> IntMember(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
+}
+
+std::optional<std::string> TextMember(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
 }
 
 // The last seq the request may archive, before the runs that must stay.
@@ -94,6 +199,17 @@ Status KeepWhatIsNeeded(OpContext& ctx, int64_t* through, std::string* held_by) 
     *held_by = "run " + id + " " + why[id] + ": its events from seq " + std::to_string(first) +
                " stay in the store";
   }
+  // An accepted loss is what lets a witness inside its range pass
+  // (witness.h); it stays while that range reaches past the cut.
+  ASSIGN_OR_RETURN(std::vector<EventRow> losses,
+                   ListEventRows(ctx.txn, {.kind = kLossAcceptedKind, .limit = int64_t{1} << 40}));
+  for (const EventRow& e : losses) {
+    const Json p = Json::parse(e.payload, nullptr, /*allow_exceptions=*/false);
+    if (e.seq > *through || IntMember(p, "to").value_or(0) <= *through) continue;
+    *through = e.seq - 1;
+    *held_by = "the accepted loss at seq " + std::to_string(e.seq) +
+               " covers events past the cut: it stays in the store";
+  }
   return Status();
 }
 
@@ -123,7 +239,16 @@ Result<std::string> WriteArchive(Txn& txn, const std::string& file, const Ledger
           return DataLossError("ledger verification failed at seq " + std::to_string(expected) +
                                ": " + problem + "; nothing was archived (`baton verify` says more)");
         }
+        const size_t at = lines.size();
         AppendEventLine(r, &lines);
+        // Read back as verify will, before anything is deleted.
+        const std::optional<EventRow> back =
+            EventOfLine(std::string_view(lines).substr(at, lines.size() - at - 1));
+        if (!back || !SameRow(*back, r)) {
+          return InternalError("event seq " + std::to_string(r.seq) +
+                               " does not read back from its archive line; nothing was "
+                               "archived");
+        }
         prev = r.hash;
         ++expected;
       }
@@ -137,6 +262,33 @@ Result<std::string> WriteArchive(Txn& txn, const std::string& file, const Ledger
   });
   if (!written.ok()) return written.WithPrefix("file");
   return sha256;
+}
+
+// Refuses to write the archive over a file — unless that file is an
+// archive of this very chain from its current anchor: what an earlier
+// attempt left when its commit failed (nothing records it, and it holds
+// exactly what this one will).
+Status CheckTarget(const std::string& file, const ChainStart& start) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path folder = fs::path(file).parent_path();
+  if (!fs::is_directory(folder, ec)) {
+    return InvalidArgumentError("file: the folder " + folder.string() + " does not exist");
+  }
+  if (fs::symlink_status(file, ec).type() == fs::file_type::not_found) return Status();
+  std::optional<Json> header;
+  if (fs::is_regular_file(fs::symlink_status(file, ec))) {
+    (void)ReadGzipLines(file, kMaxLine, [&](std::string_view line) -> Status {
+      header = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+      return AbortedError("the header is enough");
+    }, nullptr);
+  }
+  if (header && IntMember(*header, "first_seq") == start.seq &&
+      TextMember(*header, "prev_hash") == start.prev_hash) {
+    return Status();
+  }
+  return AlreadyExistsError("file: " + file +
+                            " exists; an archive is never written over (name another file)");
 }
 
 }  // namespace
@@ -162,9 +314,11 @@ Result<std::string> CheckAnchor(Txn& txn) {
   ASSIGN_OR_RETURN(std::optional<EventRow> signed_by, NewestEventOfKind(txn, kArchivedKind));
   const Json p = signed_by ? Json::parse(signed_by->payload, nullptr, false) : Json();
   if (!signed_by || signed_by->seq <= anchor.through_seq || signed_by->seq != anchor.event_seq ||
-      !p.is_object() || p.value("through_seq", int64_t{0}) != anchor.through_seq ||
-      p.value("through_hash", "") != anchor.through_hash ||
-      p.value("file_sha256", "") != anchor.file_sha256) {
+      !p.is_object() || IntMember(p, "first_seq") != anchor.first_seq ||
+      IntMember(p, "through_seq") != anchor.through_seq ||
+      TextMember(p, "prev_hash") != anchor.prev_hash ||
+      TextMember(p, "through_hash") != anchor.through_hash ||
+      TextMember(p, "file") != anchor.file || TextMember(p, "file_sha256") != anchor.file_sha256) {
     return "the anchor (the archive through seq " + std::to_string(anchor.through_seq) +
            ") is not the one the newest " + kArchivedKind +
            " event records (ledger_archives altered)";
@@ -173,12 +327,6 @@ Result<std::string> CheckAnchor(Txn& txn) {
 }
 
 Result<ArchiveResult> ArchiveLedger(OpContext& ctx, const ArchiveRequest& request) {
-  std::error_code ec;
-  if (std::filesystem::symlink_status(request.file, ec).type() !=
-      std::filesystem::file_type::not_found) {
-    return AlreadyExistsError("file: " + request.file +
-                              " exists; an archive is never written over (name another file)");
-  }
   ASSIGN_OR_RETURN(ChainStart start, LoadChainStart(ctx.txn));
   ASSIGN_OR_RETURN(std::optional<LedgerHeadRow> head, LoadLedgerHeadRow(ctx.txn));
   const int64_t head_seq = head ? head->seq : 0;
@@ -210,23 +358,36 @@ Result<ArchiveResult> ArchiveLedger(OpContext& ctx, const ArchiveRequest& reques
        .through_seq = through,
        .prev_hash = start.prev_hash,
        .through_hash = *through_hash,
-       .file = request.file,
+       .file = request.file.empty() ? request.beside + ".archive-" + std::to_string(start.seq) +
+                                          "-" + std::to_string(through) + ".jsonl.gz"
+                                    : request.file,
        .created_at = ctx.now};
+  RETURN_IF_ERROR(CheckTarget(a.file, start));
   ASSIGN_OR_RETURN(a.file_sha256, WriteArchive(ctx.txn, a.file, a, ctx.now, &result.bytes));
-  ASSIGN_OR_RETURN(result.events, DeleteEventsThrough(ctx.txn, through));
-  ASSIGN_OR_RETURN(
-      a.event_seq,
-      AppendEvent(ctx, {.kind = kArchivedKind,
-                        .summary = "archived events " + std::to_string(a.first_seq) + ".." +
-                                   std::to_string(through) + " to " + a.file,
-                        .payload = {{"first_seq", a.first_seq},
-                                    {"through_seq", through},
-                                    {"prev_hash", a.prev_hash},
-                                    {"through_hash", a.through_hash},
-                                    {"file", a.file},
-                                    {"file_sha256", a.file_sha256},
-                                    {"events", result.events}}}));
-  RETURN_IF_ERROR(InsertLedgerArchiveRow(ctx.txn, a));
+  // From here a failure leaves the events in place: the file goes too. (A
+  // commit that fails after this returns leaves it; CheckTarget lets the
+  // next attempt replace it.)
+  Status recorded = [&]() -> Status {
+    ASSIGN_OR_RETURN(result.events, DeleteEventsThrough(ctx.txn, through));
+    ASSIGN_OR_RETURN(
+        a.event_seq,
+        AppendEvent(ctx, {.kind = kArchivedKind,
+                          .summary = "archived events " + std::to_string(a.first_seq) + ".." +
+                                     std::to_string(through) + " to " + a.file,
+                          .payload = {{"first_seq", a.first_seq},
+                                      {"through_seq", through},
+                                      {"prev_hash", a.prev_hash},
+                                      {"through_hash", a.through_hash},
+                                      {"file", a.file},
+                                      {"file_sha256", a.file_sha256},
+                                      {"events", result.events}}}));
+    return InsertLedgerArchiveRow(ctx.txn, a);
+  }();
+  if (!recorded.ok()) {
+    std::error_code ec;
+    std::filesystem::remove(a.file, ec);
+    return recorded;
+  }
   return result;
 }
 
@@ -248,30 +409,32 @@ Result<ArchiveReport> VerifyArchiveFile(Txn& txn, const std::string& file,
   Status read = ReadGzipLines(file, kMaxLine, [&](std::string_view line) -> Status {
     if (!header) {
       Json h = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (!h.is_object() || h.value("baton_ledger_archive", 0) != kFormat ||
-          !h.contains("first_seq") || !h["first_seq"].is_number_integer() ||
-          !h.contains("through_seq") || !h["through_seq"].is_number_integer() ||
-          !h.contains("prev_hash") || !h["prev_hash"].is_string() ||
-          !h.contains("through_hash") || !h["through_hash"].is_string()) {
+      const std::optional<int64_t> format = IntMember(h, "baton_ledger_archive");
+      const std::optional<int64_t> first = IntMember(h, "first_seq");
+      const std::optional<int64_t> through = IntMember(h, "through_seq");
+      const std::optional<std::string> prev_hash = TextMember(h, "prev_hash");
+      if (!h.is_object() || format != kFormat || !first || !through || !prev_hash ||
+          !TextMember(h, "through_hash")) {
         return InvalidArgumentError("archive: " + file +
                                     " is not a baton ledger archive (its first line is not "
                                     "the header `baton ledger archive` writes)");
       }
       header = std::move(h);
-      report.first_seq = (*header)["first_seq"].get<int64_t>();
-      report.through_seq = (*header)["through_seq"].get<int64_t>();
+      report.first_seq = *first;
+      report.through_seq = *through;
       expected = report.first_seq;
-      prev = (*header)["prev_hash"].get<std::string>();
+      prev = *prev_hash;
       return Status();
     }
     if (ended) return broken(expected, "lines follow the archive's end line");
     if (!line.empty() && line[0] == '{') {
       Json end = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (end.is_object() && end.value("end", false)) {
+      if (end.is_object() && end.contains("end")) {
         ended = true;
-        if (end.value("events", int64_t{-1}) != report.events) {
-          return broken(expected, "the end line counts " + end.value("events", Json()).dump() +
-                                      " events, the file holds " + std::to_string(report.events));
+        const std::optional<int64_t> counted = IntMember(end, "events");
+        if (end["end"] != true || counted != report.events) {
+          return broken(expected, "the end line (" + end.dump() + ") does not count the " +
+                                      std::to_string(report.events) + " events the file holds");
         }
         return Status();
       }
@@ -344,6 +507,21 @@ Result<ArchiveReport> VerifyArchiveFile(Txn& txn, const std::string& file,
   }
   report.sha256_matches = recorded->file_sha256 == sha256;
   return report;
+}
+
+Result<std::optional<std::string>> ArchivedEventHash(Txn& txn, int64_t seq) {
+  ASSIGN_OR_RETURN(std::vector<LedgerArchiveRow> archives, ListLedgerArchiveRows(txn));
+  for (const LedgerArchiveRow& a : archives) {
+    if (seq < a.first_seq || seq > a.through_seq) continue;
+    if (seq == a.through_seq) return std::optional<std::string>(a.through_hash);
+    std::optional<std::string> hash;
+    Result<ArchiveReport> read = VerifyArchiveFile(txn, a.file, [&](const EventRow& e) {
+      if (e.seq == seq) hash = e.hash;
+    });
+    if (!read.ok() || !read->ok) return std::optional<std::string>();
+    return hash;
+  }
+  return std::optional<std::string>();
 }
 
 }  // namespace baton

@@ -23,9 +23,12 @@
 // hashes at both ends, the file and its SHA-256) and a "ledger.archived"
 // event appended after the cut that records the same. The newest row is the
 // anchor: the chain in the store is walked from it, and it must match the
-// newest ledger.archived event, which the walk itself proves (the anchor is
-// signed by the chain after it, and that chain's head by the witness file).
-// Consecutive archives link (one's through_hash is the next's prev_hash).
+// newest ledger.archived event, which the walk itself proves. The chain has
+// no key, so an anchor and its event can be forged together by whoever can
+// write the database; the witness file beside the store (witness.h),
+// rewritten by every commit, catches that: a witness older than the anchor
+// must be found in the archive (ArchivedEventHash). Consecutive archives
+// link (one's through_hash is the next's prev_hash).
 //
 // What never moves: the events of a run that is not in a terminal state of
 // its machine, or that has an open question — whatever it may resume, be
@@ -55,7 +58,8 @@ inline constexpr char kArchivedKind[] = "ledger.archived";
 struct ArchiveRequest {
   int64_t before_seq = 0;   // > 0: the events below this seq
   std::string before_time;  // or the events before this time (as stored)
-  std::string file;         // absolute, checked by the caller
+  std::string file;         // absolute, checked by the caller; or "":
+  std::string beside;       // "<beside>.archive-<first>-<through>.jsonl.gz"
 };
 
 struct ArchiveResult {
@@ -71,7 +75,9 @@ struct ArchiveResult {
 // deletes them, records the archive and appends the ledger.archived event.
 // The part archived is verified on the way (DataLoss naming the seq:
 // nothing archived). FailedPrecondition when nothing may be archived,
-// naming why; AlreadyExists when "file" exists.
+// naming why; AlreadyExists when "file" exists and is not what a failed
+// attempt of this same archive left; InvalidArgument when its folder does
+// not exist.
 Result<ArchiveResult> ArchiveLedger(OpContext& ctx, const ArchiveRequest& request);
 
 // Where the chain in the store begins: after the anchor, or at seq 1.
@@ -85,6 +91,11 @@ Result<ChainStart> LoadChainStart(Txn& txn);
 // The anchor's signature: "" when the archives' rows link one to the next
 // and the newest matches the newest ledger.archived event; else why not.
 Result<std::string> CheckAnchor(Txn& txn);
+
+// The hash of archived event "seq", read from the archive the store records
+// for it and proved with it; nullopt when no archive holds it or the file
+// is missing or broken.
+Result<std::optional<std::string>> ArchivedEventHash(Txn& txn, int64_t seq);
 
 struct ArchiveReport {
   bool ok = true;

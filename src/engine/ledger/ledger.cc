@@ -192,16 +192,20 @@ Result<VerifyReport> WalkChain(Txn& txn, int64_t first, std::string prev) {
   return report;
 }
 
+// "report" unless the walk began at an anchor the chain does not record.
+Result<VerifyReport> WithAnchorChecked(Txn& txn, const ChainStart& start, VerifyReport report) {
+  if (!report.ok || !start.archived) return report;
+  ASSIGN_OR_RETURN(std::string problem, CheckAnchor(txn));
+  if (!problem.empty()) return Broken(start.seq - 1, problem, start.seq - 1);
+  return report;
+}
+
 }  // namespace
 
 Result<VerifyReport> VerifyLedger(Txn& txn) {
   ASSIGN_OR_RETURN(ChainStart start, LoadChainStart(txn));
   ASSIGN_OR_RETURN(VerifyReport report, WalkChain(txn, start.seq, start.prev_hash));
-  if (!report.ok || !start.archived) return report;
-  // The anchor the walk began from must be the one the chain signed.
-  ASSIGN_OR_RETURN(std::string problem, CheckAnchor(txn));
-  if (!problem.empty()) return Broken(start.seq - 1, problem, start.seq - 1);
-  return report;
+  return WithAnchorChecked(txn, start, std::move(report));
 }
 
 Result<VerifyReport> VerifyLedgerSince(Txn& txn, int64_t since, std::string* anchor) {
@@ -245,14 +249,19 @@ Result<VerifyReport> VerifyLedgerTail(Txn& txn, int64_t count) {
   ASSIGN_OR_RETURN(const int64_t last_seq, MaxEventSeq(txn));
   ASSIGN_OR_RETURN(ChainStart start, LoadChainStart(txn));
   const int64_t first = std::max<int64_t>(start.seq, std::max(head_seq, last_seq) - count + 1);
-  if (first == start.seq) return WalkChain(txn, start.seq, start.prev_hash);
-  // The link into the window is checked against the stored hash of the row
-  // before it; that row's own content is the full walk's business.
-  ASSIGN_OR_RETURN(std::optional<std::string> before, FindEventHash(txn, first - 1));
-  if (!before) {
-    return Broken(first - 1, "event seq " + std::to_string(first - 1) + " is missing", 0);
+  std::string before = start.prev_hash;
+  if (first > start.seq) {
+    // The link into the window is checked against the stored hash of the
+    // row before it; that row's own content is the full walk's business.
+    ASSIGN_OR_RETURN(std::optional<std::string> stored, FindEventHash(txn, first - 1));
+    if (!stored) {
+      return Broken(first - 1, "event seq " + std::to_string(first - 1) + " is missing", 0);
+    }
+    before = std::move(*stored);
   }
-  return WalkChain(txn, first, *before);
+  ASSIGN_OR_RETURN(VerifyReport report, WalkChain(txn, first, before));
+  // An anchor moved by hand is met before anything is appended after it.
+  return WithAnchorChecked(txn, start, std::move(report));
 }
 
 }  // namespace baton

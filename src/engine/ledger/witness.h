@@ -46,6 +46,10 @@ struct LedgerHead {
 struct Witness {
   std::string source;
   LedgerHead head;
+  // The file beside the store, rewritten after every commit: never older
+  // than an archive made in this store, so one that is older is proved from
+  // the archive (a mirror's, older than the anchor, is left to the archive).
+  bool beside_store = false;
 };
 
 // The ledger's head as the store records it (ledger_head), in "txn".

@@ -8,6 +8,7 @@
 #include "engine/ledger/ledger.h"
 #include "engine/profiles/sgai/sgai.h"
 #include "model/sgai_flow.h"
+#include "store/tables/run_table.h"
 
 namespace baton {
 namespace {
@@ -203,6 +204,16 @@ Result<std::optional<Run>> LatestRun(OpContext& ctx, const std::string& workdir,
     if (p.value("workdir", "") != workdir || p.value("project_id", "") != project_id) continue;
     ASSIGN_OR_RETURN(Run run, LoadSgaiRun(ctx.txn, (*it)["run_id"].get<std::string>()));
     return std::optional<Run>(std::move(run));
+  }
+  // Their sgai.started events may have been archived (`baton ledger
+  // archive` takes finished runs' events): the runs keep their workdir.
+  ASSIGN_OR_RETURN(std::vector<Run> runs,
+                   ListRunRows(ctx.txn, {.profile = "sgai", .limit = int64_t{1} << 40}));
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    if (it->meta.value("workdir", "") != workdir || it->project_id.value_or("") != project_id) {
+      continue;
+    }
+    return std::optional<Run>(std::move(*it));
   }
   return std::optional<Run>();
 }
