@@ -107,7 +107,8 @@ std::vector<double> NodeTimes(Api& api) {
   for (const Json& e : (*events)["events"]) {
     out.push_back(static_cast<double>(ParseTime(e["time"].get<std::string>())));
   }
-  for (double& t : out) t -= out.empty() ? 0 : out.front();
+  const double first = out.empty() ? 0 : out.front();
+  for (double& t : out) t -= first;
   return out;
 }
 
@@ -225,7 +226,7 @@ int Main(int argc, char** argv) {
   // Does a node cost more late in the run than early? The first 100
   // nodes' time against the last 100's, each side by its own clock.
   auto windows = [](const std::vector<double>& t) {
-    if (t.size() < 201) Die("too few node times for two windows of 100");
+    if (t.size() < 200) Die("too few node times for two windows of 100");
     return std::pair<double, double>{t[100] - t[0], t.back() - t[t.size() - 101]};
   };
   auto lg_times = [](const Json& out) { return out["node_ms"].get<std::vector<double>>(); };

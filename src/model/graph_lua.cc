@@ -12,9 +12,12 @@
 namespace baton {
 namespace {
 
-// The addresses name the registry's array marker and JSON's null.
+// The addresses name the registry's array marker and JSON's null, and the
+// conversation's proxy and the messages appended through it.
 char kArrayMarker;
 char kNullValue;
+char kHistoryProxy;
+char kHistoryAppended;
 constexpr int kMaxDepth = 200;
 // The hook counts VM instructions this many at a time; it also reads the
 // clock, so the time limit is checked at least this often.
@@ -124,6 +127,127 @@ void PushJson(lua_State* L, const Json& v, int depth) {
       return;
     default:
       lua_pushnil(L);  // binary and discarded values never reach here
+  }
+}
+
+// state.conversationHistory as a chunk sees it: a table that holds none of
+// the messages (a long conversation is not converted at every node). Its
+// upvalues: the conversation (light userdata), the messages appended, and
+// the ones read so far (so a message read twice is the same table). Reading
+// [i] converts that message, # counts them all, ipairs and pairs walk them,
+// and a write at [#h + 1] (table.insert) appends; any other write is an
+// error: a chunk may add to the conversation, never rewrite it.
+const Json& HistoryOf(lua_State* L) {
+  return *static_cast<const Json*>(lua_touserdata(L, lua_upvalueindex(1)));
+}
+
+lua_Integer HistoryCount(lua_State* L) {
+  return static_cast<lua_Integer>(HistoryOf(L).size()) +
+         static_cast<lua_Integer>(lua_rawlen(L, lua_upvalueindex(2)));
+}
+
+int HistoryIndex(lua_State* L) {
+  if (!lua_isinteger(L, 2)) {
+    lua_pushnil(L);
+    return 1;
+  }
+  const lua_Integer k = lua_tointeger(L, 2);
+  const lua_Integer old = static_cast<lua_Integer>(HistoryOf(L).size());
+  if (k >= 1 && k <= old) {
+    if (lua_rawgeti(L, lua_upvalueindex(3), k) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    PushJson(L, HistoryOf(L)[static_cast<size_t>(k - 1)], 1);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, lua_upvalueindex(3), k);
+    return 1;
+  }
+  if (k <= old) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_rawgeti(L, lua_upvalueindex(2), k - old);
+  return 1;
+}
+
+int HistoryNewIndex(lua_State* L) {
+  const lua_Integer next = HistoryCount(L) + 1;
+  if (!lua_isinteger(L, 2) || lua_tointeger(L, 2) != next) {
+    return luaL_error(L,
+                      "conversationHistory can only be appended to (at [%d], e.g. with "
+                      "table.insert); its messages cannot be changed",
+                      static_cast<int>(next));
+  }
+  lua_pushvalue(L, 3);
+  lua_rawseti(L, lua_upvalueindex(2), next - static_cast<lua_Integer>(HistoryOf(L).size()));
+  return 0;
+}
+
+int HistoryLen(lua_State* L) {
+  lua_pushinteger(L, HistoryCount(L));
+  return 1;
+}
+
+// pairs(h): (i, h[i]) for i = 1, 2, ... while h[i] is not nil.
+int HistoryNext(lua_State* L) {
+  const lua_Integer i = luaL_checkinteger(L, 2) + 1;
+  if (lua_geti(L, 1, i) == LUA_TNIL) return 1;
+  lua_pushinteger(L, i);
+  lua_insert(L, -2);
+  return 2;
+}
+
+int HistoryPairs(lua_State* L) {
+  lua_pushcfunction(L, HistoryNext);
+  lua_pushvalue(L, 1);
+  lua_pushinteger(L, 0);
+  return 3;
+}
+
+void PushHistoryProxy(lua_State* L, const Json& history) {
+  lua_newtable(L);                  // the proxy
+  lua_createtable(L, 0, 5);         // its metatable
+  lua_newtable(L);                  // the messages appended
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kHistoryAppended);
+  lua_newtable(L);                  // the messages read
+  const struct {
+    const char* name;
+    lua_CFunction fn;
+  } methods[] = {{"__index", HistoryIndex},
+                 {"__newindex", HistoryNewIndex},
+                 {"__len", HistoryLen},
+                 {"__pairs", HistoryPairs}};
+  for (const auto& m : methods) {
+    lua_pushlightuserdata(L, const_cast<Json*>(&history));
+    lua_pushvalue(L, -3);
+    lua_pushvalue(L, -3);
+    lua_pushcclosure(L, m.fn, 3);
+    lua_setfield(L, -4, m.name);
+  }
+  lua_pop(L, 2);
+  // getmetatable gives this name; setmetatable is refused.
+  lua_pushliteral(L, "conversationHistory");
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kHistoryProxy);
+}
+
+// The state object, its conversation as the proxy above.
+void PushState(lua_State* L, const Json& state) {
+  if (!state.is_object()) {
+    PushJson(L, state, 0);
+    return;
+  }
+  lua_createtable(L, 0, static_cast<int>(state.size()));
+  for (auto it = state.begin(); it != state.end(); ++it) {
+    lua_pushlstring(L, it.key().data(), it.key().size());
+    if (it.key() == "conversationHistory" && it.value().is_array()) {
+      PushHistoryProxy(L, it.value());
+    } else {
+      PushJson(L, it.value(), 1);
+    }
+    lua_rawset(L, -3);
   }
 }
 
@@ -296,7 +420,7 @@ int Prepare(lua_State* L) {
   lua_pushlightuserdata(L, &kNullValue);
   lua_setglobal(L, "null");
 
-  PushJson(L, *state, 0);
+  PushState(L, *state);
   if (lua_getfield(L, -1, "context") != LUA_TTABLE) {
     lua_pop(L, 1);
     lua_newtable(L);
@@ -363,6 +487,33 @@ Result<GraphLuaResult> RunGraphLua(const std::string& code, const std::string& c
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
     lua_pushliteral(L, "state");
     lua_rawget(L, -2);
+    // The conversation is what was appended to it, unless the chunk put
+    // another table in its place.
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      lua_pushliteral(L, "conversationHistory");
+      lua_rawget(L, -2);
+      lua_rawgetp(L, LUA_REGISTRYINDEX, &kHistoryProxy);
+      const bool proxied = lua_rawequal(L, -1, -2) != 0;
+      lua_pop(L, 2);
+      if (proxied) {
+        lua_rawgetp(L, LUA_REGISTRYINDEX, &kHistoryAppended);
+        Json appended = Json::array();
+        const lua_Integer n = static_cast<lua_Integer>(lua_rawlen(L, -1));
+        for (lua_Integer i = 1; i <= n; ++i) {
+          lua_rawgeti(L, -1, i);
+          Json message;
+          RETURN_IF_ERROR(ToJson(L, -1, 1, "state.conversationHistory[" + std::to_string(i) + "]",
+                                 &values, &message));
+          appended.push_back(std::move(message));
+          lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+        out.history_appended = std::move(appended);
+        lua_pushliteral(L, "conversationHistory");
+        lua_pushnil(L);
+        lua_rawset(L, -3);
+      }
+    }
     RETURN_IF_ERROR(ToJson(L, -1, 0, "state", &values, &out.state));
     lua_pop(L, 2);
   }

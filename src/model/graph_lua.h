@@ -5,6 +5,10 @@
 // call gets a fresh Lua 5.4 state holding the global `state` ({currentNode,
 // status, context, conversationHistory}), `context` (the same table as
 // state.context) and `null` (JSON's null; Lua's nil cannot sit in an array).
+// state.conversationHistory holds no message until one is read: each is
+// converted when the chunk reads it, so a node costs what it touches, not
+// the length of the conversation; a chunk may append to it (table.insert,
+// h[#h + 1] = m), not change what is there.
 //
 // The sandbox: the base library without dofile, loadfile, load,
 // collectgarbage, pcall, xpcall and print, and with a setmetatable that
@@ -24,6 +28,7 @@
 #define BATON_SRC_MODEL_GRAPH_LUA_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "baton/status.h"
@@ -41,6 +46,10 @@ struct GraphLuaResult {
   Json value;           // the chunk's first return value as JSON; null for none or nil
   bool truthy = false;  // Lua's truth of that value (only nil and false are false)
   Json state;           // `state` after the chunk, when asked for; else null
+  // With the state: the messages the chunk appended to the conversation,
+  // which is then left out of "state" (unset when the chunk replaced
+  // state.conversationHistory with a table of its own: "state" holds that).
+  std::optional<Json> history_appended;
 };
 
 // Runs "code" as the text chunk "chunk" (the name its errors carry) over

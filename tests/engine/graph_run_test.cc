@@ -825,5 +825,49 @@ TEST(GraphLuaTest, ConvertsBothWaysAndKeepsItsSandbox) {
   EXPECT_NE(gc.status().message().find("__gc is not allowed"), std::string::npos) << gc.status().ToString();
 }
 
+// Issue 21 item 3: a chunk's conversation is read where it reads it, so a
+// node costs what it touches, not the conversation's length; it reads,
+// counts, walks and appends as before, and cannot rewrite a message.
+TEST(GraphLuaTest, TheConversationIsReadWhereTheChunkReadsItAndOnlyAppendedTo) {
+  Json history = Json::array();
+  for (int i = 0; i < 3; ++i) history.push_back({{"type", "user"}, {"content", "m" + std::to_string(i)}});
+  const Json state = {{"currentNode", "n"},
+                      {"status", "running"},
+                      {"context", Json::object()},
+                      {"conversationHistory", history}};
+  Result<GraphLuaResult> r = RunGraphLua(
+      "local h = state.conversationHistory\n"
+      "local seen = {}\n"
+      "for i, m in ipairs(h) do seen[#seen + 1] = i .. m.content end\n"
+      "for i, m in pairs(h) do seen[#seen + 1] = i .. m.content end\n"
+      "context.before = #h\n"
+      "context.same = h[1] == h[1]\n"
+      "table.insert(h, {type = 'assistant', content = 'new'})\n"
+      "h[#h + 1] = {type = 'assistant', content = 'newer'}\n"
+      "context.after = #h; context.last = h[#h].content; context.seen = table.concat(seen, ',')\n"
+      "context.missing = h[99] == nil and h.x == nil",
+      "t", state, true);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->state["context"],
+            Json({{"before", 3}, {"same", true}, {"after", 5}, {"last", "newer"}, {"missing", true},
+                  {"seen", "1m0,2m1,3m2,1m0,2m1,3m2"}}));
+  ASSERT_TRUE(r->history_appended.has_value());
+  EXPECT_EQ(*r->history_appended,
+            Json::parse(R"([{"type":"assistant","content":"new"},{"type":"assistant","content":"newer"}])"));
+  EXPECT_FALSE(r->state.contains("conversationHistory"));
+  for (const char* rewrite : {"state.conversationHistory[1] = {}", "state.conversationHistory[9] = {}",
+                              "setmetatable(state.conversationHistory, {})",
+                              "table.remove(state.conversationHistory, 1)"}) {
+    Result<GraphLuaResult> refused = RunGraphLua(rewrite, "w", state, true);
+    EXPECT_FALSE(refused.ok()) << rewrite;
+  }
+  // A table of the chunk's own in its place is taken as before.
+  Result<GraphLuaResult> replaced =
+      RunGraphLua("state.conversationHistory = {1, 2, 3, 4}", "r", state, true);
+  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
+  EXPECT_FALSE(replaced->history_appended.has_value());
+  EXPECT_EQ(replaced->state["conversationHistory"], Json({1, 2, 3, 4}));
+}
+
 }  // namespace
 }  // namespace baton

@@ -227,8 +227,12 @@ GraphNodeOutcome RunEval(const GraphNode& node, const Json& state) {
   }
   // An eval may append to the conversation (it cannot rewrite it).
   const Json& old_history = state["conversationHistory"];
-  const Json new_history = r->state.value("conversationHistory", Json::array());
-  if (new_history.is_array() && new_history.size() > old_history.size()) {
+  const Json new_history = r->history_appended
+                               ? Json()
+                               : r->state.value("conversationHistory", Json::array());
+  if (r->history_appended) {
+    for (Json& m : *r->history_appended) out.history_append.push_back(std::move(m));
+  } else if (new_history.is_array() && new_history.size() > old_history.size()) {
     for (size_t i = old_history.size(); i < new_history.size(); ++i) {
       out.history_append.push_back(new_history[i]);
     }
