@@ -79,7 +79,10 @@ TEST_F(LedgerArchiveTest, ArchivedStoreAndArchiveBothVerifyAndTheStoreKeepsWorki
   const Json before = MustCall(*api_, "ledger.verify", Json::object());
   const int64_t head = LedgerLength(*api_);
 
+  // What a killed archive of the same file left half written goes.
+  std::ofstream(File(".old.jsonl.gz.baton-tmp-4242-7")) << "half an archive";
   const Json a = Archive(*api_, std::to_string(cut + 1), File("old.jsonl.gz"));
+  EXPECT_FALSE(std::filesystem::exists(File(".old.jsonl.gz.baton-tmp-4242-7")));
   EXPECT_EQ(a["first_seq"], 1);
   EXPECT_EQ(a["through_seq"], cut);
   EXPECT_EQ(a["events"], cut);

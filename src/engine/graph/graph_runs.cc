@@ -51,12 +51,15 @@ static Json& History(Run& run) {
 }
 
 // The run, which must be a graph run.
+static Status CheckGraphRun(const Run& run) {
+  if (run.profile == "graph") return Status();
+  return FailedPreconditionError("run: " + run.id + " is a " + run.profile +
+                                 " run, not a graph workflow run");
+}
+
 Result<Run> LoadGraphRun(Txn& txn, const std::string& id, RunConversation conversation) {
   ASSIGN_OR_RETURN(Run run, LoadRunRow(txn, id, conversation));
-  if (run.profile != "graph") {
-    return FailedPreconditionError("run: " + id + " is a " + run.profile +
-                                   " run, not a graph workflow run");
-  }
+  RETURN_IF_ERROR(CheckGraphRun(run));
   return run;
 }
 
@@ -332,8 +335,10 @@ Status CheckRunnerHolds(const std::string& id, const Json& g, const Json& in,
 
 Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
   const std::string id = in.at("run").get<std::string>();
-  // The conversation is only appended to: it is not read.
-  ASSIGN_OR_RETURN(Run run, LoadGraphRun(ctx.txn, id, RunConversation::kWithout));
+  // The context is patched and the conversation appended to: neither is
+  // read (a node costs what it changed, not what the state holds).
+  ASSIGN_OR_RETURN(Run run, LoadRunRowWithoutState(ctx.txn, id));
+  RETURN_IF_ERROR(graph_internal::CheckGraphRun(run));
   Json& g = GraphMeta(run);
   const std::string node = in.at("node").get<std::string>();
   const int64_t seq = in.at("seq").get<int64_t>();

@@ -363,6 +363,13 @@ Result<ArchiveResult> ArchiveLedger(OpContext& ctx, const ArchiveRequest& reques
                                     : request.file,
        .created_at = ctx.now};
   RETURN_IF_ERROR(CheckTarget(a.file, start));
+  {
+    // What a killed archive of this file left half written (it can be as
+    // large as the archive) goes first; the lock keeps another writer's.
+    ASSIGN_OR_RETURN(FolderLock lock,
+                     FolderLock::Acquire(std::filesystem::path(a.file).parent_path().string()));
+    RemoveStaleTemporaries(a.file);
+  }
   ASSIGN_OR_RETURN(a.file_sha256, WriteArchive(ctx.txn, a.file, a, ctx.now, &result.bytes));
   // From here a failure leaves the events in place: the file goes too. (A
   // commit that fails after this returns leaves it; CheckTarget lets the

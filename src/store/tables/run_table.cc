@@ -180,6 +180,16 @@ Result<Run> LoadRunRow(Txn& txn, const std::string& id, RunConversation conversa
   return run;
 }
 
+Result<Run> LoadRunRowWithoutState(Txn& txn, const std::string& id) {
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT id, project_id, profile, machine, status, title, cursor, "
+                             "cursor_index, '{}', meta, version, created_at, updated_at "
+                             "FROM runs WHERE id = ?",
+                             {SqlText(id)}));
+  if (rows.empty()) return NotFoundError("run: no run with id \"" + id + "\"");
+  return RunFromRow(rows[0]);
+}
+
 Status InsertRunRow(Txn& txn, const Run& run) {
   RETURN_IF_ERROR(txn
       .Exec(

@@ -44,6 +44,11 @@ enum class RunConversation { kWith, kWithout };
 Result<Run> LoadRunRow(Txn& txn, const std::string& id,
                        RunConversation conversation = RunConversation::kWith);
 
+// The same without the context (left {}) nor the conversation: for a
+// caller that writes neither whole — a graph node's commit patches what the
+// node changed, and a large context is not read (nor parsed) at every node.
+Result<Run> LoadRunRowWithoutState(Txn& txn, const std::string& id);
+
 // Inserts "run" at version 1 (its version is not written): run.create's
 // new run, and run.import's run read from a file. AlreadyExists, as the
 // store reports it, when the id is taken.
