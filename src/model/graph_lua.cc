@@ -17,7 +17,8 @@ namespace {
 char kArrayMarker;
 char kNullValue;
 char kHistoryProxy;
-char kHistoryAppended;
+char kHistoryView;
+char kHistoryJson;
 constexpr int kMaxDepth = 200;
 // The hook counts VM instructions this many at a time; it also reads the
 // clock, so the time limit is checked at least this often.
@@ -131,85 +132,160 @@ void PushJson(lua_State* L, const Json& v, int depth) {
 }
 
 // state.conversationHistory as a chunk sees it: a table that holds none of
-// the messages (a long conversation is not converted at every node). Its
-// upvalues: the conversation (light userdata), the messages appended, and
-// the ones read so far (so a message read twice is the same table). Reading
-// [i] converts that message, # counts them all, ipairs and pairs walk them,
-// and a write at [#h + 1] (table.insert) appends; any other write is an
-// error: a chunk may add to the conversation, never rewrite it.
-const Json& HistoryOf(lua_State* L) {
-  return *static_cast<const Json*>(lua_touserdata(L, lua_upvalueindex(1)));
+// the messages (a long conversation is not converted at every node). The
+// chunk's view of it is the registry's kHistoryView table: "n", how many
+// messages it has now, and [i] for each message the chunk read (converted
+// once, so it reads the same twice) or wrote; any other i up to the
+// conversation's length is that message (kHistoryJson). As before, the
+// chunk may do what it likes with its view — read, count, walk, sort,
+// remove, append (table.insert, h[#h + 1] = m) — and what the node keeps is
+// the view's messages past the conversation's length: appended, never
+// rewritten. `next` and `rawlen` know the proxy too.
+const Json& HistoryJson(lua_State* L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &kHistoryJson);
+  const Json* history = static_cast<const Json*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  return *history;
 }
 
-lua_Integer HistoryCount(lua_State* L) {
-  return static_cast<lua_Integer>(HistoryOf(L).size()) +
-         static_cast<lua_Integer>(lua_rawlen(L, lua_upvalueindex(2)));
+bool IsHistoryProxy(lua_State* L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TTABLE) return false;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &kHistoryProxy);
+  const bool is = lua_rawequal(L, idx, -1) != 0;
+  lua_pop(L, 1);
+  return is;
+}
+
+// Pushes the view table.
+void PushHistoryView(lua_State* L) { lua_rawgetp(L, LUA_REGISTRYINDEX, &kHistoryView); }
+
+lua_Integer HistoryLength(lua_State* L) {
+  PushHistoryView(L);
+  lua_pushliteral(L, "n");
+  lua_rawget(L, -2);
+  const lua_Integer n = lua_tointeger(L, -1);
+  lua_pop(L, 2);
+  return n;
+}
+
+// The integer a key stands for (1.0 is 1, as in any table); false for none.
+bool IndexKey(lua_State* L, int idx, lua_Integer* k) {
+  if (lua_type(L, idx) != LUA_TNUMBER) return false;
+  int ok = 0;
+  *k = lua_tointegerx(L, idx, &ok);
+  return ok != 0;
+}
+
+// Pushes message "k" of the view (1 <= k <= its length), nil for a hole.
+void PushHistoryItem(lua_State* L, lua_Integer k) {
+  PushHistoryView(L);
+  if (lua_rawgeti(L, -1, k) != LUA_TNIL) {
+    lua_remove(L, -2);
+    return;
+  }
+  lua_pop(L, 1);
+  const Json& history = HistoryJson(L);
+  if (k > static_cast<lua_Integer>(history.size())) {
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    return;
+  }
+  PushJson(L, history[static_cast<size_t>(k - 1)], 1);
+  lua_pushvalue(L, -1);
+  lua_rawseti(L, -3, k);
+  lua_remove(L, -2);
 }
 
 int HistoryIndex(lua_State* L) {
-  if (!lua_isinteger(L, 2)) {
+  lua_Integer k = 0;
+  if (!IndexKey(L, 2, &k) || k < 1 || k > HistoryLength(L)) {
     lua_pushnil(L);
     return 1;
   }
-  const lua_Integer k = lua_tointeger(L, 2);
-  const lua_Integer old = static_cast<lua_Integer>(HistoryOf(L).size());
-  if (k >= 1 && k <= old) {
-    if (lua_rawgeti(L, lua_upvalueindex(3), k) != LUA_TNIL) return 1;
-    lua_pop(L, 1);
-    PushJson(L, HistoryOf(L)[static_cast<size_t>(k - 1)], 1);
-    lua_pushvalue(L, -1);
-    lua_rawseti(L, lua_upvalueindex(3), k);
-    return 1;
-  }
-  if (k <= old) {
-    lua_pushnil(L);
-    return 1;
-  }
-  lua_rawgeti(L, lua_upvalueindex(2), k - old);
+  PushHistoryItem(L, k);
   return 1;
 }
 
 int HistoryNewIndex(lua_State* L) {
-  const lua_Integer next = HistoryCount(L) + 1;
-  if (!lua_isinteger(L, 2) || lua_tointeger(L, 2) != next) {
+  const lua_Integer n = HistoryLength(L);
+  lua_Integer k = 0;
+  if (!IndexKey(L, 2, &k) || k < 1 || k > n + 1 || (lua_isnil(L, 3) && k != n)) {
     return luaL_error(L,
-                      "conversationHistory can only be appended to (at [%d], e.g. with "
-                      "table.insert); its messages cannot be changed",
-                      static_cast<int>(next));
+                      "conversationHistory: only its messages 1..%d can be set, and only the "
+                      "last removed (a conversation has no holes)",
+                      static_cast<int>(std::min<lua_Integer>(n + 1, INT32_MAX)));
   }
-  lua_pushvalue(L, 3);
-  lua_rawseti(L, lua_upvalueindex(2), next - static_cast<lua_Integer>(HistoryOf(L).size()));
+  PushHistoryView(L);
+  if (lua_isnil(L, 3)) {
+    // The last one removed (table.remove): what was read or written there
+    // goes with it.
+    lua_pushnil(L);
+    lua_rawseti(L, -2, k);
+  } else {
+    lua_pushvalue(L, 3);
+    lua_rawseti(L, -2, k);
+  }
+  lua_pushliteral(L, "n");
+  lua_pushinteger(L, lua_isnil(L, 3) ? n - 1 : std::max(n, k));
+  lua_rawset(L, -3);
   return 0;
 }
 
 int HistoryLen(lua_State* L) {
-  lua_pushinteger(L, HistoryCount(L));
+  lua_pushinteger(L, HistoryLength(L));
   return 1;
 }
 
-// pairs(h): (i, h[i]) for i = 1, 2, ... while h[i] is not nil.
+// next(h, k) over the view: (k + 1, h[k + 1]) while k < #h.
 int HistoryNext(lua_State* L) {
-  const lua_Integer i = luaL_checkinteger(L, 2) + 1;
-  if (lua_geti(L, 1, i) == LUA_TNIL) return 1;
-  lua_pushinteger(L, i);
-  lua_insert(L, -2);
+  lua_Integer k = 0;
+  if (!lua_isnoneornil(L, 2) && !IndexKey(L, 2, &k)) {
+    return luaL_error(L, "invalid key to 'next'");
+  }
+  if (k < 0 || k >= HistoryLength(L)) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_pushinteger(L, k + 1);
+  PushHistoryItem(L, k + 1);
   return 2;
 }
 
 int HistoryPairs(lua_State* L) {
   lua_pushcfunction(L, HistoryNext);
   lua_pushvalue(L, 1);
-  lua_pushinteger(L, 0);
+  lua_pushnil(L);
   return 3;
 }
 
+// The globals next and rawlen, which look past metamethods, see the view.
+int SafeNext(lua_State* L) {
+  if (IsHistoryProxy(L, 1)) return HistoryNext(L);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+int SafeRawlen(lua_State* L) {
+  if (IsHistoryProxy(L, 1)) return HistoryLen(L);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
 void PushHistoryProxy(lua_State* L, const Json& history) {
-  lua_newtable(L);                  // the proxy
-  lua_createtable(L, 0, 5);         // its metatable
-  lua_newtable(L);                  // the messages appended
-  lua_pushvalue(L, -1);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &kHistoryAppended);
-  lua_newtable(L);                  // the messages read
+  lua_pushlightuserdata(L, const_cast<Json*>(&history));
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kHistoryJson);
+  lua_newtable(L);  // the view
+  lua_pushliteral(L, "n");
+  lua_pushinteger(L, static_cast<lua_Integer>(history.size()));
+  lua_rawset(L, -3);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &kHistoryView);
+  lua_newtable(L);           // the proxy
+  lua_createtable(L, 0, 5);  // its metatable
   const struct {
     const char* name;
     lua_CFunction fn;
@@ -218,13 +294,9 @@ void PushHistoryProxy(lua_State* L, const Json& history) {
                  {"__len", HistoryLen},
                  {"__pairs", HistoryPairs}};
   for (const auto& m : methods) {
-    lua_pushlightuserdata(L, const_cast<Json*>(&history));
-    lua_pushvalue(L, -3);
-    lua_pushvalue(L, -3);
-    lua_pushcclosure(L, m.fn, 3);
-    lua_setfield(L, -4, m.name);
+    lua_pushcfunction(L, m.fn);
+    lua_setfield(L, -2, m.name);
   }
-  lua_pop(L, 2);
   // getmetatable gives this name; setmetatable is refused.
   lua_pushliteral(L, "conversationHistory");
   lua_setfield(L, -2, "__metatable");
@@ -249,6 +321,38 @@ void PushState(lua_State* L, const Json& state) {
     }
     lua_rawset(L, -3);
   }
+}
+
+Status ToJson(lua_State* L, int idx, int depth, const std::string& path, int64_t* budget,
+              Json* out);
+
+// The conversation as the chunk's view holds it, where it is converted
+// (returned, put in the context, sent as a body): every message.
+Status HistoryToJson(lua_State* L, int depth, const std::string& path, int64_t* budget,
+                     Json* out) {
+  const Json& history = HistoryJson(L);
+  const lua_Integer n = HistoryLength(L);
+  *out = Json::array();
+  PushHistoryView(L);
+  for (lua_Integer k = 1; k <= n; ++k) {
+    if (lua_rawgeti(L, -1, k) != LUA_TNIL) {
+      Json item;
+      Status s = ToJson(L, -1, depth + 1, path + "[" + std::to_string(k) + "]", budget, &item);
+      lua_pop(L, 1);
+      if (!s.ok()) {
+        lua_pop(L, 1);
+        return s;
+      }
+      out->push_back(std::move(item));
+      continue;
+    }
+    lua_pop(L, 1);
+    out->push_back(k <= static_cast<lua_Integer>(history.size())
+                       ? history[static_cast<size_t>(k - 1)]
+                       : Json());
+  }
+  lua_pop(L, 1);
+  return Status();
 }
 
 // Converts the value at "idx" without raising Lua errors. "path" names it.
@@ -300,6 +404,7 @@ Status ToJson(lua_State* L, int idx, int depth, const std::string& path, int64_t
     return FailedPreconditionError(path + ": nested more than " + std::to_string(kMaxDepth) +
                                    " deep (a table that holds itself?)");
   }
+  if (IsHistoryProxy(L, idx)) return HistoryToJson(L, depth, path, budget, out);
   bool marked = false;
   if (lua_getmetatable(L, idx)) {
     lua_rawgetp(L, LUA_REGISTRYINDEX, &kArrayMarker);
@@ -395,6 +500,13 @@ int Prepare(lua_State* L) {
   lua_getfield(L, -1, "setmetatable");
   lua_pushcclosure(L, SafeSetMetatable, 1);
   lua_setfield(L, -2, "setmetatable");
+  // next and rawlen look past metamethods: they see the conversation's view.
+  lua_getfield(L, -1, "next");
+  lua_pushcclosure(L, SafeNext, 1);
+  lua_setfield(L, -2, "next");
+  lua_getfield(L, -1, "rawlen");
+  lua_pushcclosure(L, SafeRawlen, 1);
+  lua_setfield(L, -2, "rawlen");
   lua_pop(L, 1);
   luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
   luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
@@ -496,16 +608,20 @@ Result<GraphLuaResult> RunGraphLua(const std::string& code, const std::string& c
       const bool proxied = lua_rawequal(L, -1, -2) != 0;
       lua_pop(L, 2);
       if (proxied) {
-        lua_rawgetp(L, LUA_REGISTRYINDEX, &kHistoryAppended);
+        // What the view holds past the conversation's length.
+        const lua_Integer n = HistoryLength(L);
+        PushHistoryView(L);
         Json appended = Json::array();
-        const lua_Integer n = static_cast<lua_Integer>(lua_rawlen(L, -1));
-        for (lua_Integer i = 1; i <= n; ++i) {
+        for (lua_Integer i = static_cast<lua_Integer>(state.value("conversationHistory",
+                                                                   Json::array()).size()) + 1;
+             i <= n; ++i) {
           lua_rawgeti(L, -1, i);
           Json message;
-          RETURN_IF_ERROR(ToJson(L, -1, 1, "state.conversationHistory[" + std::to_string(i) + "]",
-                                 &values, &message));
-          appended.push_back(std::move(message));
+          Status converted = ToJson(L, -1, 1, "state.conversationHistory[" + std::to_string(i) + "]",
+                                    &values, &message);
           lua_pop(L, 1);
+          if (!converted.ok()) return converted;
+          appended.push_back(std::move(message));
         }
         lua_pop(L, 1);
         out.history_appended = std::move(appended);

@@ -7,8 +7,9 @@
 // state.context) and `null` (JSON's null; Lua's nil cannot sit in an array).
 // state.conversationHistory holds no message until one is read: each is
 // converted when the chunk reads it, so a node costs what it touches, not
-// the length of the conversation; a chunk may append to it (table.insert,
-// h[#h + 1] = m), not change what is there.
+// the length of the conversation. The chunk uses it as an array (through
+// metamethods, and next and rawlen); what it holds past the conversation's
+// length when the chunk ends is what was appended (history_appended).
 //
 // The sandbox: the base library without dofile, loadfile, load,
 // collectgarbage, pcall, xpcall and print, and with a setmetatable that

@@ -663,6 +663,16 @@ TEST_F(GraphRunTest, KilledMidNodeResumesRerunningOnlyThatNode) {
 TEST_F(GraphRunTest, ResetStartsOverFromTheInitialContextKeepingTheHistory) {
   Run({{"id", "r"}, {"state_dir", dir_.File(".graph-state")}});
   const size_t before = CheckpointNodes(*api_, "r").size();
+  // The initial context is shown in the meta, but kept beside the run's row
+  // (graph_initials), which every node's commit reads and patches.
+  EXPECT_EQ(Show("r")["meta"]["graph"]["initial"],
+            Json({{"issue", 42}, {"maxFixAttempts", 3}, {"fixAttempts", 0}}));
+  if (!testing::OnPostgres()) {
+    const testing::ProcessResult meta = testing::RunShell(
+        "sqlite3 '" + store_ + "' \"SELECT instr(meta, 'initial') FROM runs WHERE id = 'r'; "
+        "SELECT count(*) FROM graph_initials WHERE run_id = 'r'\"");
+    EXPECT_EQ(meta.out, "0\n1\n") << meta.err;
+  }
   const Json reset = MustCall(*api_, "graph.reset", {{"id", "r"}});
   EXPECT_EQ(reset["status"], "pending");
   EXPECT_EQ(reset["cursor"], "ANALYZE");
@@ -855,11 +865,36 @@ TEST(GraphLuaTest, TheConversationIsReadWhereTheChunkReadsItAndOnlyAppendedTo) {
   EXPECT_EQ(*r->history_appended,
             Json::parse(R"([{"type":"assistant","content":"new"},{"type":"assistant","content":"newer"}])"));
   EXPECT_FALSE(r->state.contains("conversationHistory"));
-  for (const char* rewrite : {"state.conversationHistory[1] = {}", "state.conversationHistory[9] = {}",
-                              "setmetatable(state.conversationHistory, {})",
-                              "table.remove(state.conversationHistory, 1)"}) {
-    Result<GraphLuaResult> refused = RunGraphLua(rewrite, "w", state, true);
-    EXPECT_FALSE(refused.ok()) << rewrite;
+  // As before, the chunk may do what it likes with its view (sort it,
+  // remove from it, change a message): the node keeps only what lies past
+  // the conversation's length.
+  Result<GraphLuaResult> shuffled = RunGraphLua(
+      "local h = state.conversationHistory\n"
+      "table.sort(h, function(a, b) return a.content > b.content end)\n"
+      "context.first = h[1].content; h[2] = {content = 'changed'}\n"
+      "table.remove(h, 1); table.insert(h, {content = 'x'}); table.insert(h, {content = 'y'})\n"
+      "context.n = #h; context.raw = rawlen(h); context.next = next(h) ~= nil\n"
+      "context.float = h[1.0].content; h[(#h + 1) / 1] = {content = 'z'}\n"
+      "local f, t = pairs(h); context.past = f(t, math.maxinteger) == nil\n"
+      "return h",
+      "s", state, true);
+  ASSERT_TRUE(shuffled.ok()) << shuffled.status().ToString();
+  EXPECT_EQ(shuffled->state["context"]["first"], "m2");
+  EXPECT_EQ(shuffled->state["context"]["n"], 4);
+  EXPECT_EQ(shuffled->state["context"]["raw"], 4);
+  EXPECT_EQ(shuffled->state["context"]["next"], true);
+  EXPECT_EQ(shuffled->state["context"]["float"], "changed");
+  EXPECT_EQ(shuffled->state["context"]["past"], true);
+  // Returned (or put in the context, or sent as a body), it is every message.
+  ASSERT_EQ(shuffled->value.size(), 5u) << shuffled->value.dump();
+  EXPECT_EQ(shuffled->value[4]["content"], "z");
+  EXPECT_EQ(*shuffled->history_appended, Json::parse(R"([{"content":"y"},{"content":"z"}])"));
+  for (const char* refused_code :
+       {"state.conversationHistory[9] = {}", "state.conversationHistory[1] = nil",
+        "state.conversationHistory.x = 1", "setmetatable(state.conversationHistory, {})",
+        "local h = state.conversationHistory; h[#h + 1] = h"}) {
+    Result<GraphLuaResult> refused = RunGraphLua(refused_code, "w", state, true);
+    EXPECT_FALSE(refused.ok()) << refused_code;
   }
   // A table of the chunk's own in its place is taken as before.
   Result<GraphLuaResult> replaced =

@@ -480,6 +480,16 @@ CREATE TABLE ledger_archives (
   created_at TEXT NOT NULL
 )
 )SQL"},
+    // A graph run's initial context (what a reset goes back to) out of its
+    // meta, which a node's commit reads and patches (issue 21 item 3). Runs
+    // made before keep it in their meta until their row is next written
+    // whole (run_table.cc moves it then).
+    {14, "graph runs' initial context beside the run, not in its meta", R"SQL(
+CREATE TABLE graph_initials (
+  run_id TEXT PRIMARY KEY REFERENCES runs(id),
+  context TEXT NOT NULL
+)
+)SQL"},
 };
 
 // Splits a migration into statements. Migrations are ours, so a plain split

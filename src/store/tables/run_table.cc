@@ -1,5 +1,6 @@
 #include "store/tables/run_table.h"
 
+#include <map>
 #include <utility>
 
 #include "store/tables/graph_message_table.h"
@@ -13,18 +14,67 @@ constexpr char kConversationKey[] = "conversationHistory";
 
 bool HasConversation(const Run& run) { return run.profile == "graph"; }
 
+// A graph run's initial context, as its meta carries it (meta.graph.initial);
+// null when it carries none.
+const Json* InitialOf(const Run& run) {
+  if (!HasConversation(run) || !run.meta.is_object()) return nullptr;
+  auto graph = run.meta.find("graph");
+  if (graph == run.meta.end() || !graph->is_object()) return nullptr;
+  auto initial = graph->find("initial");
+  return initial == graph->end() ? nullptr : &*initial;
+}
+
 // The meta column's text: a graph run's without its conversation, which
-// graph_messages holds. (A conversationHistory that is not an array is no
-// conversation: it stays in meta, as migration 10 left such a one.)
+// graph_messages holds, nor its initial context, which graph_initials holds.
+// (A conversationHistory that is not an array is no conversation: it stays
+// in meta, as migration 10 left such a one.)
 std::string MetaText(const Run& run) {
   if (!HasConversation(run) || !run.meta.is_object()) return CanonicalJson(run.meta);
   auto conversation = run.meta.find(kConversationKey);
-  if (conversation == run.meta.end() || !conversation->is_array()) return CanonicalJson(run.meta);
+  const bool moved = conversation != run.meta.end() && conversation->is_array();
+  if (!moved && InitialOf(run) == nullptr) return CanonicalJson(run.meta);
   Json meta = Json::object();
   for (auto it = run.meta.begin(); it != run.meta.end(); ++it) {
-    if (it != conversation) meta[it.key()] = it.value();
+    if (moved && it == conversation) continue;
+    meta[it.key()] = it.value();
   }
+  if (InitialOf(run) != nullptr) meta["graph"].erase("initial");
   return CanonicalJson(meta);
+}
+
+// Keeps a graph run's initial context in graph_initials when its meta
+// carries one (a run loaded without it leaves the stored one as it is).
+Status StoreInitial(Txn& txn, const Run& run) {
+  const Json* initial = InitialOf(run);
+  if (initial == nullptr) return Status();
+  return txn
+      .Exec("INSERT INTO graph_initials (run_id, context) VALUES (?, ?) "
+            "ON CONFLICT (run_id) DO UPDATE SET context = excluded.context",
+            {SqlText(run.id), SqlText(CanonicalJson(*initial))})
+      .status();
+}
+
+// Puts graph runs' initial contexts back into their meta (meta.graph.initial),
+// unless a meta carries its own (written before migration 14).
+Status LoadInitials(Txn& txn, std::vector<Run*> runs) {
+  std::string in;
+  std::vector<SqlValue> ids;
+  std::map<std::string, Run*> by_id;
+  for (Run* run : runs) {
+    if (!HasConversation(*run) || !run->meta.is_object() || InitialOf(*run) != nullptr) continue;
+    auto graph = run->meta.find("graph");
+    if (graph == run->meta.end() || !graph->is_object()) continue;
+    in += in.empty() ? "?" : ", ?";
+    ids.push_back(SqlText(run->id));
+    by_id[run->id] = run;
+  }
+  if (ids.empty()) return Status();
+  ASSIGN_OR_RETURN(std::vector<Row> rows,
+                   txn.Query("SELECT run_id, context FROM graph_initials WHERE run_id IN (" + in +
+                                 ")",
+                             ids));
+  for (const Row& r : rows) by_id[r.Str(0)]->meta["graph"]["initial"] = JsonOr(r, 1, Json::object());
+  return Status();
 }
 
 // Whether json_set and json_remove can name "key" by a path, $."key": the
@@ -177,6 +227,7 @@ Result<Run> LoadRunRow(Txn& txn, const std::string& id, RunConversation conversa
     ASSIGN_OR_RETURN(Json messages, LoadGraphMessages(txn, id));
     SetConversation(run, std::move(messages));
   }
+  RETURN_IF_ERROR(LoadInitials(txn, {&run}));
   return run;
 }
 
@@ -204,17 +255,19 @@ Status InsertRunRow(Txn& txn, const Run& run) {
            SqlText(run.created_at), SqlText(run.updated_at)})
       .status());
   if (!HasConversation(run)) return Status();
+  RETURN_IF_ERROR(StoreInitial(txn, run));
   return ReplaceGraphMessages(txn, run.id, ConversationOf(run));
 }
 
 Status StoreRunRow(Txn& txn, const Run& run, const std::string& now) {
-  return txn
+  RETURN_IF_ERROR(txn
       .Exec(
           "UPDATE runs SET status = ?, context = ?, meta = ?, "
           "version = version + 1, updated_at = ? WHERE id = ?",
           {SqlText(run.status), SqlText(CanonicalJson(run.context)), SqlText(MetaText(run)),
            SqlText(now), SqlText(run.id)})
-      .status();
+      .status());
+  return StoreInitial(txn, run);
 }
 
 Result<std::optional<int64_t>> BumpRunVersion(Txn& txn, const std::string& id,
@@ -253,11 +306,14 @@ Result<std::vector<Run>> ListRunRows(Txn& txn, const RunFilter& filter) {
   }
   if (graph_runs.empty()) return runs;
   ASSIGN_OR_RETURN(auto conversations, LoadGraphMessagesOfRuns(txn, graph_runs));
+  std::vector<Run*> graphs;
   for (Run& run : runs) {
     if (!HasConversation(run)) continue;
     auto it = conversations.find(run.id);
     SetConversation(run, it != conversations.end() ? std::move(it->second) : Json::array());
+    graphs.push_back(&run);
   }
+  RETURN_IF_ERROR(LoadInitials(txn, graphs));
   return runs;
 }
 
@@ -304,6 +360,7 @@ Status UpdateImportedRun(Txn& txn, const Run& run) {
            SqlText(run.updated_at), SqlText(run.id)})
       .status());
   if (!HasConversation(run)) return Status();
+  RETURN_IF_ERROR(StoreInitial(txn, run));
   return ReplaceGraphMessages(txn, run.id, ConversationOf(run));
 }
 

@@ -31,7 +31,11 @@ extern const char kRunColumns[];
 // The functions here hide that: a graph run loaded has it in its meta (but
 // for RunFromRow, which sees one row), a run inserted or imported puts it
 // there, and a run's meta written back leaves it out — only the graph
-// room's appends and resets change a conversation once it is stored.
+// room's appends and resets change a conversation once it is stored. Its
+// initial context (meta.graph.initial) is kept the same way, in the
+// graph_initials table (migration 14): loaded back into the meta, written
+// there whenever a meta that carries it is written (a run stored before
+// migration 14 keeps it in its meta until then).
 
 // The row alone: a graph run's meta has no conversation.
 Run RunFromRow(const Row& row);
@@ -44,9 +48,10 @@ enum class RunConversation { kWith, kWithout };
 Result<Run> LoadRunRow(Txn& txn, const std::string& id,
                        RunConversation conversation = RunConversation::kWith);
 
-// The same without the context (left {}) nor the conversation: for a
-// caller that writes neither whole — a graph node's commit patches what the
-// node changed, and a large context is not read (nor parsed) at every node.
+// The same without the context (left {}), the conversation or the initial
+// context (meta.graph.initial, kept in graph_initials): for a caller that
+// writes none of them whole — a graph node's commit patches what the node
+// changed, and a large state is not read (nor parsed) at every node.
 Result<Run> LoadRunRowWithoutState(Txn& txn, const std::string& id);
 
 // Inserts "run" at version 1 (its version is not written): run.create's
