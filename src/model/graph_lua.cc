@@ -612,9 +612,8 @@ Result<GraphLuaResult> RunGraphLua(const std::string& code, const std::string& c
         const lua_Integer n = HistoryLength(L);
         PushHistoryView(L);
         Json appended = Json::array();
-        for (lua_Integer i = static_cast<lua_Integer>(state.value("conversationHistory",
-                                                                   Json::array()).size()) + 1;
-             i <= n; ++i) {
+        // (HistoryJson: the conversation itself; state.value() would copy it.)
+        for (lua_Integer i = static_cast<lua_Integer>(HistoryJson(L).size()) + 1; i <= n; ++i) {
           lua_rawgeti(L, -1, i);
           Json message;
           Status converted = ToJson(L, -1, 1, "state.conversationHistory[" + std::to_string(i) + "]",

@@ -167,6 +167,19 @@ TEST_F(GraphRunTest, FixLoopEndsAtItsMaximumAndRoutesToError) {
   EXPECT_NE(s.message().find("reached ERROR"), std::string::npos) << s.ToString();
 }
 
+// Found in review: an eval that replaced `state` with a number stopped the
+// runner with an exception; it is an unsuccessful node like any bad chunk
+// (its result says why, and the run routes on).
+TEST_F(GraphRunTest, AnEvalThatReplacesTheStateIsAnUnsuccessfulNode) {
+  std::ofstream(work_ + "/bad.yaml")
+      << "id: bad\nnodes:\n  - {name: A, type: eval, code: \"state = 5\", then: END}\n";
+  const Json out = Run({{"id", "bad"}, {"file", work_ + "/bad.yaml"}});
+  EXPECT_EQ(out["nodes_run"], 1) << out.dump();
+  const Json result = out["context"]["lastEvalResult"];
+  EXPECT_EQ(result["success"], false);
+  EXPECT_EQ(result["error"], "A.code: state and state.context must stay tables");
+}
+
 // A node that waits for the file "go" in its working directory, after
 // creating "started": the test acts on the run while the node runs.
 constexpr char kGatedFlow[] = R"(

@@ -204,10 +204,15 @@ GraphNodeOutcome RunEval(const GraphNode& node, const Json& state) {
                   std::string(r.status().message()));
   }
   const Json& before = state["context"];
-  const Json after = r->state.value("context", Json::object());
-  if (!after.is_object()) {
+  // Read in place: the context may be large, and a chunk that replaced
+  // `state` with something else fails the node rather than the runner.
+  static const Json kNoContext = Json::object();
+  const auto found =
+      r->state.is_object() ? r->state.find("context") : r->state.end();
+  const Json& after = r->state.is_object() && found != r->state.end() ? *found : kNoContext;
+  if (!r->state.is_object() || !after.is_object()) {
     return Failed({{"updatedKeys", Json::array()}, {"duration", MillisSince(start)}},
-                  node.name + ".code: state.context must stay a table");
+                  node.name + ".code: state and state.context must stay tables");
   }
   GraphNodeOutcome out;
   Json updated = Json::array();
