@@ -259,22 +259,19 @@ int HistoryPairs(lua_State* L) {
   return 3;
 }
 
-// The globals next and rawlen, which look past metamethods, see the view.
-int SafeNext(lua_State* L) {
-  if (IsHistoryProxy(L, 1)) return HistoryNext(L);
+// The globals next and rawlen, which look past metamethods, see the view:
+// "for_proxy" when argument 1 is the proxy, else the base library's own
+// (upvalue 1).
+int PastProxy(lua_State* L, lua_CFunction for_proxy) {
+  if (IsHistoryProxy(L, 1)) return for_proxy(L);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
   lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
   return lua_gettop(L);
 }
 
-int SafeRawlen(lua_State* L) {
-  if (IsHistoryProxy(L, 1)) return HistoryLen(L);
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
-}
+int SafeNext(lua_State* L) { return PastProxy(L, HistoryNext); }
+int SafeRawlen(lua_State* L) { return PastProxy(L, HistoryLen); }
 
 void PushHistoryProxy(lua_State* L, const Json& history) {
   lua_pushlightuserdata(L, const_cast<Json*>(&history));
