@@ -19,6 +19,7 @@ char kNullValue;
 char kHistoryProxy;
 char kHistoryView;
 char kHistoryJson;
+char kHistoryHole;  // a message the chunk set to nil before the last
 constexpr int kMaxDepth = 200;
 // The hook counts VM instructions this many at a time; it also reads the
 // clock, so the time limit is checked at least this often.
@@ -177,10 +178,18 @@ bool IndexKey(lua_State* L, int idx, lua_Integer* k) {
   return ok != 0;
 }
 
+bool IsHole(lua_State* L, int idx) {
+  return lua_type(L, idx) == LUA_TLIGHTUSERDATA && lua_touserdata(L, idx) == &kHistoryHole;
+}
+
 // Pushes message "k" of the view (1 <= k <= its length), nil for a hole.
 void PushHistoryItem(lua_State* L, lua_Integer k) {
   PushHistoryView(L);
   if (lua_rawgeti(L, -1, k) != LUA_TNIL) {
+    if (IsHole(L, -1)) {
+      lua_pop(L, 1);
+      lua_pushnil(L);
+    }
     lua_remove(L, -2);
     return;
   }
@@ -207,27 +216,50 @@ int HistoryIndex(lua_State* L) {
   return 1;
 }
 
+// As on the plain array the chunk had before: nil past the end changes
+// nothing, nil before the last leaves a hole (null, if it stays), a message
+// past the end extends the view (the gap holes); only a key that is no
+// index, or one so far past the end that the array would be mostly holes
+// (it could not be converted back), is an error.
 int HistoryNewIndex(lua_State* L) {
-  const lua_Integer n = HistoryLength(L);
+  lua_Integer n = HistoryLength(L);
   lua_Integer k = 0;
-  if (!IndexKey(L, 2, &k) || k < 1 || k > n + 1 || (lua_isnil(L, 3) && k != n)) {
+  const bool remove = lua_isnil(L, 3);
+  if (!IndexKey(L, 2, &k) || (!remove && (k < 1 || k > 2 * n + 17))) {
     return luaL_error(L,
-                      "conversationHistory: only its messages 1..%d can be set, and only the "
-                      "last removed (a conversation has no holes)",
-                      static_cast<int>(std::min<lua_Integer>(n + 1, INT32_MAX)));
+                      "conversationHistory: a message goes at an index from 1 to about twice "
+                      "its length (%d now)",
+                      static_cast<int>(std::min<lua_Integer>(n, INT32_MAX)));
   }
+  if (remove && (k < 1 || k > n)) return 0;
   PushHistoryView(L);
-  if (lua_isnil(L, 3)) {
-    // The last one removed (table.remove): what was read or written there
-    // goes with it.
-    lua_pushnil(L);
-    lua_rawseti(L, -2, k);
+  if (remove) {
+    if (k < n) {
+      lua_pushlightuserdata(L, &kHistoryHole);
+      lua_rawseti(L, -2, k);
+    } else {
+      // The last one (table.remove), and the holes before it.
+      do {
+        lua_pushnil(L);
+        lua_rawseti(L, -2, n);
+        --n;
+        lua_rawgeti(L, -1, n);
+        const bool hole = IsHole(L, -1);
+        lua_pop(L, 1);
+        if (!hole) break;
+      } while (n > 0);
+    }
   } else {
+    for (lua_Integer gap = n + 1; gap < k; ++gap) {
+      lua_pushlightuserdata(L, &kHistoryHole);
+      lua_rawseti(L, -2, gap);
+    }
     lua_pushvalue(L, 3);
     lua_rawseti(L, -2, k);
+    n = std::max(n, k);
   }
   lua_pushliteral(L, "n");
-  lua_pushinteger(L, lua_isnil(L, 3) ? n - 1 : std::max(n, k));
+  lua_pushinteger(L, n);
   lua_rawset(L, -3);
   return 0;
 }
@@ -237,19 +269,29 @@ int HistoryLen(lua_State* L) {
   return 1;
 }
 
-// next(h, k) over the view: (k + 1, h[k + 1]) while k < #h.
+// next(h, k) over the view: the next index past k that holds a message.
 int HistoryNext(lua_State* L) {
   lua_Integer k = 0;
   if (!lua_isnoneornil(L, 2) && !IndexKey(L, 2, &k)) {
     return luaL_error(L, "invalid key to 'next'");
   }
-  if (k < 0 || k >= HistoryLength(L)) {
+  // Holes are passed over, as next passes over a table's.
+  const lua_Integer n = HistoryLength(L);
+  if (k >= n) {
     lua_pushnil(L);
     return 1;
   }
-  lua_pushinteger(L, k + 1);
-  PushHistoryItem(L, k + 1);
-  return 2;
+  for (lua_Integer i = std::max<lua_Integer>(k, 0) + 1; i <= n; ++i) {
+    PushHistoryItem(L, i);
+    if (!lua_isnil(L, -1)) {
+      lua_pushinteger(L, i);
+      lua_insert(L, -2);
+      return 2;
+    }
+    lua_pop(L, 1);
+  }
+  lua_pushnil(L);
+  return 1;
 }
 
 int HistoryPairs(lua_State* L) {
@@ -323,6 +365,16 @@ void PushState(lua_State* L, const Json& state) {
 Status ToJson(lua_State* L, int idx, int depth, const std::string& path, int64_t* budget,
               Json* out);
 
+// How many values ToJson would count for "v" (each array, object and
+// scalar once).
+int64_t JsonValueCount(const Json& v) {
+  int64_t n = 1;
+  if (v.is_structured()) {
+    for (const Json& item : v) n += JsonValueCount(item);
+  }
+  return n;
+}
+
 // The conversation as the chunk's view holds it, where it is converted
 // (returned, put in the context, sent as a body): every message.
 Status HistoryToJson(lua_State* L, int depth, const std::string& path, int64_t* budget,
@@ -332,9 +384,10 @@ Status HistoryToJson(lua_State* L, int depth, const std::string& path, int64_t* 
   *out = Json::array();
   PushHistoryView(L);
   for (lua_Integer k = 1; k <= n; ++k) {
-    if (lua_rawgeti(L, -1, k) != LUA_TNIL) {
+    const std::string at = path + "[" + std::to_string(k) + "]";
+    if (lua_rawgeti(L, -1, k) != LUA_TNIL && !IsHole(L, -1)) {
       Json item;
-      Status s = ToJson(L, -1, depth + 1, path + "[" + std::to_string(k) + "]", budget, &item);
+      Status s = ToJson(L, -1, depth + 1, at, budget, &item);
       lua_pop(L, 1);
       if (!s.ok()) {
         lua_pop(L, 1);
@@ -343,10 +396,22 @@ Status HistoryToJson(lua_State* L, int depth, const std::string& path, int64_t* 
       out->push_back(std::move(item));
       continue;
     }
+    const bool hole = IsHole(L, -1);
     lua_pop(L, 1);
-    out->push_back(k <= static_cast<lua_Integer>(history.size())
-                       ? history[static_cast<size_t>(k - 1)]
-                       : Json());
+    if (hole || k > static_cast<lua_Integer>(history.size())) {
+      out->push_back(Json());
+      continue;
+    }
+    // A message the chunk never read is copied, and costs its values as a
+    // converted one would.
+    const Json& message = history[static_cast<size_t>(k - 1)];
+    *budget -= JsonValueCount(message);
+    if (*budget < 0) {
+      lua_pop(L, 1);
+      return FailedPreconditionError(at + ": more than " + std::to_string(kGraphLuaMaxValues) +
+                                     " values to convert to JSON");
+    }
+    out->push_back(message);
   }
   lua_pop(L, 1);
   return Status();
@@ -601,8 +666,9 @@ Result<GraphLuaResult> RunGraphLua(const std::string& code, const std::string& c
     if (lua_type(L, -1) == LUA_TTABLE) {
       lua_pushliteral(L, "conversationHistory");
       lua_rawget(L, -2);
-      lua_rawgetp(L, LUA_REGISTRYINDEX, &kHistoryProxy);
-      const bool proxied = lua_rawequal(L, -1, -2) != 0;
+      // (No proxy when the conversation was no array: nil is not one.)
+      const bool proxied = lua_rawgetp(L, LUA_REGISTRYINDEX, &kHistoryProxy) == LUA_TTABLE &&
+                           lua_rawequal(L, -1, -2) != 0;
       lua_pop(L, 2);
       if (proxied) {
         // What the view holds past the conversation's length.
@@ -613,8 +679,10 @@ Result<GraphLuaResult> RunGraphLua(const std::string& code, const std::string& c
         for (lua_Integer i = static_cast<lua_Integer>(HistoryJson(L).size()) + 1; i <= n; ++i) {
           lua_rawgeti(L, -1, i);
           Json message;
-          Status converted = ToJson(L, -1, 1, "state.conversationHistory[" + std::to_string(i) + "]",
-                                    &values, &message);
+          Status converted =
+              IsHole(L, -1) ? Status()
+                            : ToJson(L, -1, 1, "state.conversationHistory[" + std::to_string(i) + "]",
+                                     &values, &message);
           lua_pop(L, 1);
           if (!converted.ok()) return converted;
           appended.push_back(std::move(message));

@@ -123,9 +123,39 @@ TEST(GraphLuaTest, TheConversationIsReadWhereTheChunkReadsItAndOnlyAppendedTo) {
   ASSERT_EQ(shuffled->value.size(), 5u) << shuffled->value.dump();
   EXPECT_EQ(shuffled->value[4]["content"], "z");
   EXPECT_EQ(*shuffled->history_appended, Json::parse(R"([{"content":"y"},{"content":"z"}])"));
+  // What a plain array allowed still works: nil past the end, removing
+  // from an empty one, moving past the end (a gap, then filled).
+  Result<GraphLuaResult> plain = RunGraphLua(
+      "local h = state.conversationHistory\n"
+      "h[9] = nil; h[0] = nil; table.remove(h, #h + 1)\n"
+      "table.move(h, 1, #h, 3)\n"
+      "context.n = #h; context.first = h[1].content; context.third = h[3].content\n"
+      "h[2] = nil; local keys = {}; for i in pairs(h) do keys[#keys + 1] = i end\n"
+      "context.keys = table.concat(keys, ',')",
+      "p", state, true);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->state["context"]["n"], 5);
+  EXPECT_EQ(plain->state["context"]["first"], "m0");
+  EXPECT_EQ(plain->state["context"]["third"], "m0");
+  EXPECT_EQ(plain->state["context"]["keys"], "1,3,4,5");
+  EXPECT_EQ(*plain->history_appended, Json::parse(R"([{"type":"user","content":"m1"},{"type":"user","content":"m2"}])"));
+  // A conversation that is no array has no proxy: setting it to nil is no
+  // crash.
+  Json odd = state;
+  odd["conversationHistory"] = "not an array";
+  EXPECT_TRUE(RunGraphLua("state.conversationHistory = nil", "o", odd, true).ok());
+  // Copies of the messages count against the conversion's value budget.
+  Json long_state = state;
+  long_state["conversationHistory"] = Json::array();
+  for (int i = 0; i < 1000; ++i) long_state["conversationHistory"].push_back({{"content", "x"}});
+  Result<GraphLuaResult> copies = RunGraphLua(
+      "for k = 1, 5000 do context['c' .. k] = state.conversationHistory end", "c", long_state, true);
+  EXPECT_FALSE(copies.ok());
+  EXPECT_NE(copies.status().message().find("values to convert"), std::string::npos)
+      << copies.status().ToString();
   for (const char* refused_code :
-       {"state.conversationHistory[9] = {}", "state.conversationHistory[1] = nil",
-        "state.conversationHistory.x = 1", "setmetatable(state.conversationHistory, {})",
+       {"state.conversationHistory[99] = {}", "state.conversationHistory.x = 1",
+        "setmetatable(state.conversationHistory, {})",
         "local h = state.conversationHistory; h[#h + 1] = h"}) {
     Result<GraphLuaResult> refused = RunGraphLua(refused_code, "w", state, true);
     EXPECT_FALSE(refused.ok()) << refused_code;

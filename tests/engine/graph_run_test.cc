@@ -178,6 +178,40 @@ TEST_F(GraphRunTest, AnEvalThatReplacesTheStateIsAnUnsuccessfulNode) {
   EXPECT_EQ(result["error"], "A.code: state and state.context must stay tables");
 }
 
+// Found in review: a run baton did not start (imported from a .graph-state
+// file) takes its context as the initial one at its first resume; it was
+// dropped from the meta without being kept beside the run, so a reset went
+// back to {}.
+TEST_F(GraphRunTest, AnImportedRunResetsToTheContextItWasImportedWith) {
+  std::ofstream(work_ + "/inc.yaml")
+      << "id: inc\nnodes:\n  - {name: A, type: eval, code: \"context.x = context.x + 1\", then: END}\n";
+  const Json imported = MustCall(
+      *api_, "run.import",
+      {{"format", "graph"},
+       {"content", R"({"currentNode": "A", "status": "failed", "updatedAt": "2024-01-15T10:30:00Z",
+                      "conversationHistory": [], "context": {"x": 10}})"}});
+  const std::string id = imported["run_id"];
+  const Json resumed = MustCall(*api_, "graph.resume",
+                                {{"id", id}, {"file", work_ + "/inc.yaml"}});
+  EXPECT_EQ(resumed["status"], "completed") << resumed.dump();
+  EXPECT_EQ(Show(id)["context"]["x"], 11);
+  const Json reset = MustCall(*api_, "graph.reset", {{"id", id}});
+  EXPECT_EQ(reset["context"], Json({{"x", 10}})) << reset.dump();
+}
+
+// Found in review: SQLite's json_set takes at most 127 arguments, so a node
+// that set 63 keys or more failed its commit at every resume.
+TEST_F(GraphRunTest, ANodeThatSetsManyKeysCommits) {
+  std::ofstream(work_ + "/many.yaml")
+      << "id: many\nnodes:\n  - {name: A, type: eval, code: \"for i = 1, 70 do context['k' .. i] = "
+         "i end\", then: END}\n";
+  const Json out = Run({{"id", "many"}, {"file", work_ + "/many.yaml"}});
+  EXPECT_EQ(out["status"], "completed") << out.dump();
+  const Json context = Show("many")["context"];
+  EXPECT_EQ(context["k1"], 1);
+  EXPECT_EQ(context["k70"], 70);
+}
+
 // A node that waits for the file "go" in its working directory, after
 // creating "started": the test acts on the run while the node runs.
 constexpr char kGatedFlow[] = R"(

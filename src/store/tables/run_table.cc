@@ -57,22 +57,26 @@ Status StoreInitial(Txn& txn, const Run& run) {
 // Puts graph runs' initial contexts back into their meta (meta.graph.initial),
 // unless a meta carries its own (written before migration 14).
 Status LoadInitials(Txn& txn, std::vector<Run*> runs) {
-  std::string in;
-  std::vector<SqlValue> ids;
+  Json ids = Json::array();
   std::map<std::string, Run*> by_id;
   for (Run* run : runs) {
     if (!HasConversation(*run) || !run->meta.is_object() || InitialOf(*run) != nullptr) continue;
     auto graph = run->meta.find("graph");
     if (graph == run->meta.end() || !graph->is_object()) continue;
-    in += in.empty() ? "?" : ", ?";
-    ids.push_back(SqlText(run->id));
+    ids.push_back(run->id);
     by_id[run->id] = run;
   }
   if (ids.empty()) return Status();
+  // The ids as one JSON array, as graph_messages' are read: a statement's
+  // parameters are bounded, run.list's runs are not.
+  const char* each = txn.dialect() == SqlDialect::kPostgres
+                         ? "SELECT json_array_elements_text(CAST(? AS json))"
+                         : "SELECT value FROM json_each(?)";
   ASSIGN_OR_RETURN(std::vector<Row> rows,
-                   txn.Query("SELECT run_id, context FROM graph_initials WHERE run_id IN (" + in +
-                                 ")",
-                             ids));
+                   txn.Query(std::string("SELECT run_id, context FROM graph_initials WHERE "
+                                         "run_id IN (") +
+                                 each + ")",
+                             {SqlText(CanonicalJson(ids))}));
   for (const Row& r : rows) by_id[r.Str(0)]->meta["graph"]["initial"] = JsonOr(r, 1, Json::object());
   return Status();
 }
@@ -100,7 +104,9 @@ bool NameableKey(const std::string& key) {
 Status PatchRunJson(Txn& txn, const std::string& id, const std::string& column,
                     const std::string& member, const Json& set, const Json& unset) {
   if (set.empty() && unset.empty()) return Status();
-  bool by_path = txn.dialect() == SqlDialect::kSqlite;
+  // SQLite's json_set takes at most 127 arguments: a node that sets more
+  // keys than fit is read, merged and written.
+  bool by_path = txn.dialect() == SqlDialect::kSqlite && set.size() + unset.size() <= 60;
   for (auto it = set.begin(); it != set.end(); ++it) by_path = by_path && NameableKey(it.key());
   for (const Json& key : unset) by_path = by_path && NameableKey(key.get<std::string>());
   if (by_path) {
@@ -436,12 +442,13 @@ Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::stri
 // ---- What engine/graph asks ----
 
 Status StoreGraphRunRow(Txn& txn, const Run& run, const std::string& now) {
-  return txn
+  RETURN_IF_ERROR(txn
       .Exec("UPDATE runs SET status = ?, cursor = ?, cursor_index = ?, meta = ?, "
             "version = version + 1, updated_at = ? WHERE id = ?",
             {SqlText(run.status), SqlNullable(run.cursor), SqlNullable(run.cursor_index),
              SqlText(MetaText(run)), SqlText(now), SqlText(run.id)})
-      .status();
+      .status());
+  return StoreInitial(txn, run);
 }
 
 Status StoreRunContextRow(Txn& txn, const std::string& id, const Json& context) {
