@@ -56,11 +56,27 @@ struct Gap {
   std::string found_hash;
 };
 
-Result<std::optional<Gap>> GapOf(Txn& txn, const LedgerHead& head, const Witness& w,
-                                 const std::vector<Loss>& losses) {
-  if (w.head.seq <= 0 || Covered(losses, w.head.seq)) return std::optional<Gap>();
+// What the store holds that a witness is checked against, read once for
+// all of them.
+struct Held {
+  LedgerHead head;
+  std::vector<Loss> losses;
+  ChainStart start;  // events before start.seq are archived
+};
+
+Result<Held> LoadHeld(Txn& txn) {
+  Held held;
+  ASSIGN_OR_RETURN(held.head, LedgerHeadNow(txn));
+  ASSIGN_OR_RETURN(held.losses, AcceptedLosses(txn));
+  ASSIGN_OR_RETURN(held.start, LoadChainStart(txn));
+  return held;
+}
+
+Result<std::optional<Gap>> GapOf(Txn& txn, const Held& held, const Witness& w) {
+  const LedgerHead& head = held.head;
+  const ChainStart& start = held.start;
+  if (w.head.seq <= 0 || Covered(held.losses, w.head.seq)) return std::optional<Gap>();
   if (w.head.seq > head.seq) return std::optional<Gap>(Gap{head.seq + 1, w.head.seq});
-  ASSIGN_OR_RETURN(ChainStart start, LoadChainStart(txn));
   std::optional<std::string> hash;
   if (w.head.seq < start.seq) {
     // Archived. A mirror's witness (a run finished long ago) is left to
@@ -196,22 +212,21 @@ Status WriteWitnessFile(const std::string& path, const LedgerHead& head) {
 
 Status CheckWitnesses(Txn& txn, const std::vector<Witness>& witnesses) {
   if (witnesses.empty()) return Status();
-  ASSIGN_OR_RETURN(LedgerHead head, LedgerHeadNow(txn));
-  ASSIGN_OR_RETURN(std::vector<Loss> losses, AcceptedLosses(txn));
+  ASSIGN_OR_RETURN(Held held, LoadHeld(txn));
   for (const Witness& w : witnesses) {
-    ASSIGN_OR_RETURN(std::optional<Gap> gap, GapOf(txn, head, w, losses));
-    if (gap) return GapError(*gap, w, head);
+    ASSIGN_OR_RETURN(std::optional<Gap> gap, GapOf(txn, held, w));
+    if (gap) return GapError(*gap, w, held.head);
   }
   return Status();
 }
 
 Result<Json> AcceptLoss(OpContext& ctx, const std::vector<Witness>& witnesses, int64_t through) {
-  ASSIGN_OR_RETURN(LedgerHead head, LedgerHeadNow(ctx.txn));
-  ASSIGN_OR_RETURN(std::vector<Loss> losses, AcceptedLosses(ctx.txn));
+  ASSIGN_OR_RETURN(Held held, LoadHeld(ctx.txn));
+  const LedgerHead& head = held.head;
   Gap total;
   const Witness* source = nullptr;
   for (const Witness& w : witnesses) {
-    ASSIGN_OR_RETURN(std::optional<Gap> gap, GapOf(ctx.txn, head, w, losses));
+    ASSIGN_OR_RETURN(std::optional<Gap> gap, GapOf(ctx.txn, held, w));
     if (!gap) continue;
     if (source == nullptr || gap->from < total.from) total.from = gap->from;
     if (source == nullptr || gap->to > total.to) {

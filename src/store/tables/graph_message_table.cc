@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "store/tables/row_values.h"
+
 namespace baton {
 namespace {
 
@@ -44,9 +46,7 @@ Result<std::map<std::string, Json>> LoadGraphMessagesOfRuns(Txn& txn,
   // (run.list lists up to 100,000; a statement's parameters are bounded).
   std::map<std::string, Json> out;
   if (run_ids.empty()) return out;
-  const char* ids = txn.dialect() == SqlDialect::kPostgres
-                        ? "SELECT json_array_elements_text(CAST(? AS json))"
-                        : "SELECT value FROM json_each(?)";
+  const char* ids = JsonArrayElementsSql(txn.dialect());
   ASSIGN_OR_RETURN(std::vector<Row> rows,
                    txn.Query(std::string("SELECT run_id, idx, message FROM graph_messages "
                                          "WHERE run_id IN (") +

@@ -30,6 +30,14 @@ inline std::vector<std::string> FirstColumn(const std::vector<Row>& rows) {
   return out;
 }
 
+// "SELECT <each element>" of a JSON array of texts bound as one parameter:
+// "col IN (" + this + ")" reads any number of ids in one statement (a
+// statement's parameters are bounded; the lists that ask are not).
+inline const char* JsonArrayElementsSql(SqlDialect dialect) {
+  return dialect == SqlDialect::kPostgres ? "SELECT json_array_elements_text(CAST(? AS json))"
+                                          : "SELECT value FROM json_each(?)";
+}
+
 inline Json JsonOr(const Row& r, size_t i, Json fallback) {
   if (r.IsNull(i)) return fallback;
   Json j = Json::parse(r.Str(i), nullptr, /*allow_exceptions=*/false);

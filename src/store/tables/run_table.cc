@@ -67,15 +67,10 @@ Status LoadInitials(Txn& txn, std::vector<Run*> runs) {
     by_id[run->id] = run;
   }
   if (ids.empty()) return Status();
-  // The ids as one JSON array, as graph_messages' are read: a statement's
-  // parameters are bounded, run.list's runs are not.
-  const char* each = txn.dialect() == SqlDialect::kPostgres
-                         ? "SELECT json_array_elements_text(CAST(? AS json))"
-                         : "SELECT value FROM json_each(?)";
   ASSIGN_OR_RETURN(std::vector<Row> rows,
                    txn.Query(std::string("SELECT run_id, context FROM graph_initials WHERE "
                                          "run_id IN (") +
-                                 each + ")",
+                                 JsonArrayElementsSql(txn.dialect()) + ")",
                              {SqlText(CanonicalJson(ids))}));
   for (const Row& r : rows) by_id[r.Str(0)]->meta["graph"]["initial"] = JsonOr(r, 1, Json::object());
   return Status();
