@@ -7,25 +7,57 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <thread>
 #include <vector>
+
+#include <sys/resource.h>
 
 namespace baton::bench {
 
 using Clock = std::chrono::steady_clock;
 
+// CPU seconds (user + system) of the whole process, or of the calling thread.
+inline double ProcessCpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+inline double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) / 1e9;
+}
+
+// What one timed run of callers measured.
+struct Calls {
+  double per_second = 0;    // calls that answered true, per second of wall time
+  int64_t ok = 0;           // calls that answered true
+  double process_cpu = 0;   // CPU seconds of the whole process over the run
+  double callers_cpu = 0;   // of which the callers' own threads spent
+
+  // CPU microseconds per call of everything but the callers (a server's
+  // share when the callers are its clients), and of the whole process.
+  double ServedCpuMicros() const { return ok > 0 ? (process_cpu - callers_cpu) * 1e6 / ok : 0; }
+  double ProcessCpuMicros() const { return ok > 0 ? process_cpu * 1e6 / ok : 0; }
+};
+
 // Runs "work(thread_index)" over and over on "threads" threads for
-// "seconds"; returns the calls per second that answered true. The calls that
-// answered false are counted and reported on stderr, never in the rate.
+// "seconds"; the calls that answered false are counted and reported on
+// stderr, never in the rate.
 template <typename Work>
-double RunThreads(int threads, double seconds, Work work) {
+Calls TimeThreads(int threads, double seconds, Work work) {
   std::atomic<bool> stop{false};
   std::atomic<int64_t> done{0};
   std::atomic<int64_t> failed{0};
+  std::atomic<int64_t> callers_cpu_ns{0};
   std::vector<std::thread> pool;
+  const double cpu_before = ProcessCpuSeconds();
   const auto start = Clock::now();
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
+      const double cpu_start = ThreadCpuSeconds();
       int64_t ok = 0;
       int64_t bad = 0;
       while (!stop.load(std::memory_order_relaxed)) {
@@ -37,6 +69,7 @@ double RunThreads(int threads, double seconds, Work work) {
       }
       done += ok;
       failed += bad;
+      callers_cpu_ns += int64_t((ThreadCpuSeconds() - cpu_start) * 1e9);
     });
   }
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
@@ -44,7 +77,18 @@ double RunThreads(int threads, double seconds, Work work) {
   for (auto& th : pool) th.join();
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   if (failed > 0) std::fprintf(stderr, "warning: %lld failed calls\n", (long long)failed.load());
-  return done / elapsed;
+  Calls c;
+  c.ok = done.load();
+  c.per_second = double(c.ok) / elapsed;
+  c.process_cpu = ProcessCpuSeconds() - cpu_before;
+  c.callers_cpu = double(callers_cpu_ns.load()) / 1e9;
+  return c;
+}
+
+// The same, answering only the rate.
+template <typename Work>
+double RunThreads(int threads, double seconds, Work work) {
+  return TimeThreads(threads, seconds, work).per_second;
 }
 
 }  // namespace baton::bench

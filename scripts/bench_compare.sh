@@ -174,7 +174,7 @@ run_throughput() {  # round side
   fi
   awk -F'|' -v r="$round" -v s="$side" '
     function trim(x) { gsub(/^[ \t]+|[ \t]+$/, "", x); return x }
-    $2 ~ /raw SQLite/ { print r "\t" s "\tthroughput\traw sqlite ops/s (control)\thigher\t" trim($4) }
+    $2 ~ /raw SQLite, one/ { print r "\t" s "\tthroughput\traw sqlite ops/s (control)\thigher\t" trim($4) }
     $2 ~ /engine/ {
       n = trim($3)
       print r "\t" s "\tthroughput\tengine " n " submitters ops/s\thigher\t" trim($4)

@@ -81,9 +81,11 @@ class BufferedStream : public httplib::Stream {
   bool is_readable() const override { return pos_ < request_.size(); }
   bool is_writable() const override {
     if (out_ != nullptr) return false;  // ServeBytes: no stream is run
-    // httplib asks only around streamed responses; a peer that has shut
-    // its side (POLLRDHUP) has left, so a stream ends at once, not at its
-    // next failed write.
+    // httplib asks before each piece of a streamed response: the head it
+    // wrote goes out now, before the stream waits for its first event.
+    if (!const_cast<BufferedStream*>(this)->Flush()) return false;
+    // A peer that has shut its side (POLLRDHUP) has left, so a stream ends
+    // at once, not at its next failed write.
     pollfd p{fd_, POLLOUT | POLLRDHUP, 0};
     return ::poll(&p, 1, static_cast<int>(write_timeout_ms_)) > 0 &&
            (p.revents & (POLLERR | POLLHUP | POLLNVAL | POLLRDHUP)) == 0;
@@ -95,31 +97,34 @@ class BufferedStream : public httplib::Stream {
     return static_cast<ssize_t>(n);
   }
   ssize_t write(const char* ptr, size_t size) override {
+    const std::string_view data(ptr, size);
     // The loop already said 100 Continue before it read the body.
-    if (swallow_continue_ && std::string_view(ptr, size) == kContinue) {
+    if (swallow_continue_ && data == kContinue) {
       swallow_continue_ = false;
       return static_cast<ssize_t>(size);
     }
     if (out_ != nullptr) {
-      out_->append(ptr, size);
+      out_->append(data);
       return static_cast<ssize_t>(size);
     }
-    size_t done = 0;
-    while (done < size) {
-      const ssize_t n = ::send(fd_, ptr + done, size - done, MSG_NOSIGNAL);
-      if (n > 0) {
-        done += static_cast<size_t>(n);
-        continue;
-      }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        pollfd p{fd_, POLLOUT, 0};
-        if (::poll(&p, 1, static_cast<int>(write_timeout_ms_)) <= 0) return -1;
-        continue;
-      }
-      return -1;
+    // httplib writes a response's head, then its body: held until the body
+    // comes, the two leave in one send (one TCP segment, not two).
+    if (held_.empty() && data.ends_with("\r\n\r\n")) {
+      held_.assign(data);
+      return static_cast<ssize_t>(size);
     }
-    return static_cast<ssize_t>(size);
+    if (!held_.empty()) {
+      held_.append(data);
+      return Flush() ? static_cast<ssize_t>(size) : -1;
+    }
+    return SendAll(data) ? static_cast<ssize_t>(size) : -1;
+  }
+  // Sends what write() held back; false if the connection failed.
+  bool Flush() {
+    if (held_.empty()) return true;
+    const bool ok = SendAll(held_);
+    held_.clear();
+    return ok;
   }
   void get_remote_ip_and_port(std::string& ip, int& port) const override {
     ip = peer_ip_;
@@ -144,6 +149,25 @@ class BufferedStream : public httplib::Stream {
   socket_t socket() const override { return -1; }
 
  private:
+  bool SendAll(std::string_view data) {
+    size_t done = 0;
+    while (done < data.size()) {
+      const ssize_t n = ::send(fd_, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+      if (n > 0) {
+        done += static_cast<size_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        pollfd p{fd_, POLLOUT, 0};
+        if (::poll(&p, 1, static_cast<int>(write_timeout_ms_)) <= 0) return false;
+        continue;
+      }
+      return false;
+    }
+    return true;
+  }
+
   std::string_view request_;
   size_t pos_ = 0;
   int fd_;
@@ -152,6 +176,7 @@ class BufferedStream : public httplib::Stream {
   bool swallow_continue_;
   std::string peer_ip_;
   int peer_port_;
+  std::string held_;  // a response's head, until its body (or Flush)
 };
 
 enum class ConnState { kHead, kBody, kIdle, kQueued, kWorking, kDraining };
@@ -274,7 +299,8 @@ struct Front::State {
     BufferedStream strm(std::string_view(c.buf).substr(0, f.length), c.fd, nullptr,
                         limits.write_timeout_ms, c.continue_sent, c.peer, c.peer_port);
     bool closed = false;
-    const bool ok = process(strm, stopping.load(), closed);
+    const bool processed = process(strm, stopping.load(), closed);
+    const bool ok = strm.Flush() && processed;
     c.keep = ok && !closed && !stopping.load();
     c.buf.erase(0, f.length);
     c.continue_sent = false;
