@@ -174,11 +174,12 @@ run_throughput() {  # round side
   fi
   awk -F'|' -v r="$round" -v s="$side" '
     function trim(x) { gsub(/^[ \t]+|[ \t]+$/, "", x); return x }
+    trim($2) == "what" { for (i = 1; i <= NF; i++) if (trim($i) == "mean batch") mb = i }
     $2 ~ /raw SQLite, one/ { print r "\t" s "\tthroughput\traw sqlite ops/s (control)\thigher\t" trim($4) }
     $2 ~ /engine/ {
       n = trim($3)
       print r "\t" s "\tthroughput\tengine " n " submitters ops/s\thigher\t" trim($4)
-      print r "\t" s "\tthroughput\tengine " n " submitters mean batch\tinfo\t" trim($6)
+      print r "\t" s "\tthroughput\tengine " n " submitters mean batch\tinfo\t" trim($mb)
     }
     $2 ~ /HTTP/ { print r "\t" s "\tthroughput\thttp " trim($3) " clients ops/s\thigher\t" trim($4) }
   ' "$out" >>"$RECORDS"
