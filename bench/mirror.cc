@@ -3,7 +3,7 @@
 // on a fresh run with the same mirror, in one process and one run.
 //
 //   build/bench/baton_mirror [--events 100000] [--calls 100] [--format sgai]
-//                            [--delay-ms 200] [--dir DIR]
+//                            [--delay-ms 200] [--dir DIR] [--baton PATH]
 //
 // One SQLite file at durability normal, group commit on (as `baton serve`).
 // Each case makes --calls writes one after another, then waits until the
@@ -13,8 +13,14 @@
 // times the file was written. Two modes:
 //   as serve  ApiOptions::mirror_delay_ms = --delay-ms: the mirror thread
 //             rewrites each mirror at most once per delay
-//   as CLI    mirror_delay_ms = 0: each write renders its mirrors before it
-//             returns (what one `baton` command does)
+//   as CLI    mirror_delay_ms = 0, ApiOptions::start_background_flush as
+//             one `baton` command sets it: a write renders the mirrors of
+//             runs shorter than kHandOffMirrorsFromChanges before it returns,
+//             and starts `baton flush-mirrors --background` (--baton, by
+//             default the build's, beside bench/) for longer ones. That
+//             process's CPU and renders are not in this one's figures.
+//   as CLI, all here  the same without the hand-off: every write renders
+//             its mirrors before it returns (one command before issue 21)
 
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +38,7 @@
 #include "bench_util.h"
 #include "ops/api.h"
 #include "util/atomic_file.h"
+#include "util/subprocess.h"
 
 namespace baton {
 namespace {
@@ -44,6 +51,7 @@ struct Args {
   std::string format = "sgai";
   int delay_ms = 200;
   std::string dir = "/tmp";
+  std::string baton;  // the binary a hand-off starts
 };
 
 [[noreturn]] void Die(const std::string& what) {
@@ -140,9 +148,15 @@ Args ParseArgs(int argc, char** argv) {
       a.delay_ms = std::max(1, std::atoi(value.c_str()));
     } else if (flag == "--dir") {
       a.dir = value;
+    } else if (flag == "--baton") {
+      a.baton = value;
     } else {
-      Die("unknown flag " + flag + " (--events, --calls, --format, --delay-ms, --dir)");
+      Die("unknown flag " + flag + " (--events, --calls, --format, --delay-ms, --dir, --baton)");
     }
+  }
+  if (a.baton.empty()) {
+    a.baton = (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "baton")
+                  .string();
   }
   return a;
 }
@@ -173,18 +187,28 @@ int main(int argc, char** argv) {
     Measured fresh, grown;
   };
   std::vector<Row> rows;
-  for (int delay : {args.delay_ms, 0}) {
+  enum class Mode { kServe, kCli, kCliAllHere };
+  for (Mode mode : {Mode::kServe, Mode::kCli, Mode::kCliAllHere}) {
+    const int delay = mode == Mode::kServe ? args.delay_ms : 0;
     options.mirror_delay_ms = delay;
+    options.start_background_flush = nullptr;
+    if (mode == Mode::kCli) {
+      const std::vector<std::string> argv = {args.baton, "--store", options.store.location,
+                                             "--durability", "normal", "--root", dir,
+                                             "flush-mirrors", "--background"};
+      options.start_background_flush = [argv] { return SpawnDetached(argv); };
+    }
     Result<std::unique_ptr<Api>> opened = Api::Open(options);
     if (!opened.ok()) Die(opened.status().ToString());
     Api& api = **opened;
     const std::string fresh = MustCall(api, "run.create", {{"title", "fresh"}})["id"];
-    const std::string tag = std::to_string(delay);
+    const std::string tag = std::to_string(static_cast<int>(mode));
     const std::string fresh_path = dir + "/fresh-" + tag + "/state.json";
     const std::string big_path = dir + "/long-" + tag + "/state.json";
     std::filesystem::create_directories(dir + "/fresh-" + tag);
     std::filesystem::create_directories(dir + "/long-" + tag);
-    Row row{delay > 0 ? "as serve" : "as CLI", {}, {}};
+    Row row{mode == Mode::kServe ? "as serve" : mode == Mode::kCli ? "as CLI" : "as CLI, all here",
+            {}, {}};
     MustCall(api, "mirror.bind", {{"run", fresh}, {"format", args.format}, {"path", fresh_path}});
     WaitForFile(fresh_path);
     row.fresh = WriteAndWait(api, fresh, fresh_path, args.calls, delay);

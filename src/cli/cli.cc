@@ -17,6 +17,7 @@
 #include "cli/completion.h"
 #include "cli/suggest.h"
 #include "cli/verbs.h"
+#include "util/subprocess.h"
 
 namespace baton {
 namespace {
@@ -69,6 +70,23 @@ Result<const Json*> OutputField(const std::string& op, const Json& result,
   return at;
 }
 
+// Api::FlushMirrors in a `baton` of its own, for the long runs' mirrors
+// that one command's write made due.
+std::function<Status()> BackgroundFlush(const GlobalOptions& g, const std::string& store) {
+  std::vector<std::string> argv = {"/proc/self/exe", "--store", store};
+  for (const std::string& root : g.roots) {
+    argv.push_back("--root");
+    argv.push_back(root);
+  }
+  if (!g.durability.empty()) {
+    argv.push_back("--durability");
+    argv.push_back(g.durability);
+  }
+  argv.push_back("flush-mirrors");
+  argv.push_back("--background");
+  return [argv] { return SpawnDetached(argv); };
+}
+
 }  // namespace
 
 Result<ApiOptions> ResolveApiOptions(const GlobalOptions& g, bool group_commit, StoreUse use) {
@@ -86,6 +104,10 @@ Result<ApiOptions> ResolveApiOptions(const GlobalOptions& g, bool group_commit, 
   }
   options.group_commit = group_commit;
   options.roots = g.roots;
+  // The hand-off's lock lives beside a store file (Api::FlushMirrors).
+  if (!group_commit && !HasNoStoreFile(loc.path)) {
+    options.start_background_flush = BackgroundFlush(g, loc.path);
+  }
   options.registry = CommandEnv::SharedRegistry();
   // A server (group commit: serve, mcp) serves every operation: all of
   // them built at start, then found without the registry's lock.
@@ -169,6 +191,7 @@ struct FixedArgs {
   int64_t verify_since = 0;
   std::string verify_since_hash;
   std::string verify_archive;
+  bool flush_background = false;
 };
 
 constexpr const char* kSecretFileHelp =
@@ -276,6 +299,17 @@ void AddFixedCommands(CLI::App& app, GlobalOptions& g, std::function<int()>& run
       }
       return env.CallAndPrint("ledger.verify", in);
     };
+  });
+
+  auto* flush = app.add_subcommand(
+      "flush-mirrors", "Rewrite every mirror whose file is behind its run, and wait for one "
+                       "another command left to a background rewrite");
+  auto* flush_background = &args.flush_background;
+  flush->add_flag("--background", *flush_background,
+                  "do nothing when another flush is already waiting (how commands hand off)")
+      ->group("");
+  flush->callback([&run, &env, flush_background] {
+    run = [&env, flush_background] { return env.FlushMirrors(*flush_background); };
   });
 
   auto* log = app.add_subcommand("log", "Show ledger events");
@@ -395,8 +429,9 @@ int RunCli(int argc, char** argv) {
   // One field is one operation's result; these commands print something else.
   if (g.output != "text" && g.output != "json") {
     for (const CLI::App* sub : app.get_subcommands()) {
-      static const std::set<std::string> kWhole = {"serve", "mcp",      "url",  "init", "log",
-                                                   "export", "machines", "ops", "completion"};
+      static const std::set<std::string> kWhole = {"serve",    "mcp", "url",        "init",
+                                                   "log",      "export", "machines", "ops",
+                                                   "completion", "flush-mirrors"};
       if (kWhole.contains(sub->get_name())) {
         return ReportError(InvalidArgumentError("--output " + g.output + ": baton " +
                                                 sub->get_name() +

@@ -526,6 +526,21 @@ int CommandEnv::ShowOps(const std::string& name) {
   return 0;
 }
 
+int CommandEnv::FlushMirrors(bool background) {
+  Result<Api*> api = GetApi();
+  if (!api.ok()) return ReportError(api.status(), g_.output);
+  Result<Json> result = (*api)->FlushMirrors(background);
+  if (!result.ok()) return ReportError(result.status(), g_.output);
+  if (g_.output == "json") {
+    std::cout << result->dump(2) << "\n";
+    return 0;
+  }
+  const Json& written = (*result)["written"];
+  if (written.empty()) std::cout << "every mirror is up to date\n";
+  for (const Json& path : written) std::cout << Printable("rewrote " + path.get<std::string>() + "\n");
+  return 0;
+}
+
 int CommandEnv::Log(const LogFilter& f) {
   int64_t since = f.since;
   std::signal(SIGINT, [](int) { g_interrupted = true; });

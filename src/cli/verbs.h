@@ -61,6 +61,8 @@ class CommandEnv {
   // Calls run.export; writes the text to stdout or atomically to the file,
   // and the writer's notes to stderr.
   int Export(const TransferArgs& args);
+  // Api::FlushMirrors; prints the paths rewritten.
+  int FlushMirrors(bool background);
 
   const GlobalOptions& globals() const { return g_; }
   // Storage for generated verbs; addresses stay valid.

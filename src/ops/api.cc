@@ -293,6 +293,13 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
       mirror_queue_->Add(mirrors);
     } else if (!mirrors.empty()) {
       mirrors_due_ += static_cast<int64_t>(mirrors.size());
+      auto long_run = [](const MirrorTarget& m) {
+        return m.run_changes >= kHandOffMirrorsFromChanges;
+      };
+      if (options_.start_background_flush && std::any_of(mirrors.begin(), mirrors.end(), long_run) &&
+          options_.start_background_flush().ok()) {
+        std::erase_if(mirrors, long_run);
+      }
       WriteMirrors(*open.store, mirrors);
     }
   } else if (open.writer->failed()) {
@@ -387,6 +394,31 @@ Result<bool> Api::WriteMirror(Store& store, const MirrorTarget& m, std::string* 
     }
   }
   return true;
+}
+
+Result<Json> Api::FlushMirrors(bool background) {
+  ASSIGN_OR_RETURN(OpenStore open, Opened(/*with_writer=*/false));
+  // Byte 0: the one waiting for its turn; byte 1: the one writing. Only a
+  // file store has a place beside it for the lock: on a database server
+  // each call writes in turn per folder all the same (WriteMirror).
+  std::optional<ByteLock> writing;
+  if (info_.backend == "sqlite" && info_.location != ":memory:") {
+    const std::string lock_path = info_.location + ".mirrors.lock";
+    std::optional<ByteLock> waiting;
+    if (background) {
+      ASSIGN_OR_RETURN(std::optional<ByteLock> free, ByteLock::TryAcquire(lock_path, 0));
+      if (!free) return Json{{"written", Json::array()}};
+      waiting.emplace(std::move(*free));
+    }
+    ASSIGN_OR_RETURN(ByteLock turn, ByteLock::Acquire(lock_path, 1));
+    writing.emplace(std::move(turn));
+  }
+  // From here on (the wait is over), what is behind is read afresh.
+  const std::vector<MirrorTarget> behind = MirrorsBehindIn(*open.store);
+  WriteMirrors(*open.store, behind);
+  Json written = Json::array();
+  for (const MirrorTarget& m : behind) written.push_back(m.path);
+  return Json{{"written", std::move(written)}};
 }
 
 std::vector<MirrorTarget> Api::MirrorsBehindIn(Store& store) {

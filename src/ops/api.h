@@ -31,6 +31,13 @@
 
 namespace baton {
 
+// A mirror renders its whole run (about 40 µs of CPU per change for sgai):
+// a call rewrites the mirrors of shorter runs itself, and with
+// ApiOptions::start_background_flush leaves those of runs with at least
+// this many changes to a background flush, which coalesces the writes that
+// come meanwhile (docs/formats.md "Mirrors").
+inline constexpr int64_t kHandOffMirrorsFromChanges = 256;
+
 struct ApiOptions {
   StoreOptions store;
   // User machines: "*.json" here. Empty: the "machines" folder beside a file
@@ -66,6 +73,12 @@ struct ApiOptions {
   // many milliseconds, and at open those a stopped process left behind
   // (ops/mirror_queue.h; `baton serve` and `baton mcp`).
   int mirror_delay_ms = 0;
+  // With mirror_delay_ms 0: starts a background `baton flush-mirrors`
+  // (FlushMirrors below) that rewrites the mirrors of long runs a write made
+  // due (kHandOffMirrorsFromChanges), instead of rendering them before the
+  // write returns. Unset, or an error, and they are rendered here. The CLI's
+  // starts its own binary (util/subprocess.h SpawnDetached).
+  std::function<Status()> start_background_flush;
   // The operations, when the caller has them already (made by
   // RegisterCoreOps; the CLI built them to parse its verb); null: made here.
   std::shared_ptr<const Registry> registry;
@@ -99,6 +112,15 @@ class Api {
   // Writes the mirrors that are due, finishes the batch in flight and
   // refuses further writes (Unavailable).
   void Shutdown();
+
+  // Rewrites every bound mirror whose file is behind its run (MirrorsBehind)
+  // and answers {"written": [paths]}. Callers on one SQLite store take
+  // turns (a lock beside it), so a call that returns has seen every commit
+  // made before it started. "background": a hand-off's (see
+  // start_background_flush): it answers at once, writing nothing, when another is
+  // already waiting for its turn — that one's turn starts later, so it
+  // will see what this one would have.
+  Result<Json> FlushMirrors(bool background);
 
   // Sleeps until a write may have committed — at once for writes made
   // through this Api or rung by another server on the same database, else

@@ -149,6 +149,46 @@ FolderLock::~FolderLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
+namespace {
+
+// "wait": F_OFD_SETLKW, else F_OFD_SETLK. Answers the open file, or -1 when
+// the lock is held elsewhere (never with "wait").
+Result<int> LockByte(const std::string& path, int64_t byte, bool wait) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return InternalError(Errno("opening lock file", path));
+  struct flock range {};
+  range.l_type = F_WRLCK;
+  range.l_whence = SEEK_SET;
+  range.l_start = byte;
+  range.l_len = 1;
+  while (::fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &range) != 0) {
+    if (errno == EINTR) continue;
+    const int saved = errno;
+    ::close(fd);
+    if (!wait && (saved == EAGAIN || saved == EACCES)) return -1;
+    errno = saved;
+    return InternalError(Errno("locking", path));
+  }
+  return fd;
+}
+
+}  // namespace
+
+Result<ByteLock> ByteLock::Acquire(const std::string& path, int64_t byte) {
+  ASSIGN_OR_RETURN(int fd, LockByte(path, byte, /*wait=*/true));
+  return ByteLock(fd);
+}
+
+Result<std::optional<ByteLock>> ByteLock::TryAcquire(const std::string& path, int64_t byte) {
+  ASSIGN_OR_RETURN(int fd, LockByte(path, byte, /*wait=*/false));
+  if (fd < 0) return std::optional<ByteLock>();
+  return std::optional<ByteLock>(ByteLock(fd));
+}
+
+ByteLock::~ByteLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
+
 int RemoveStaleTemporaries(const std::string& path) {
   const fs::path target(path);
   const std::string prefix = TempPrefix(target);

@@ -9,7 +9,9 @@
 #ifndef BATON_SRC_UTIL_ATOMIC_FILE_H_
 #define BATON_SRC_UTIL_ATOMIC_FILE_H_
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -48,6 +50,26 @@ class FolderLock {
 
  private:
   explicit FolderLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+// An exclusive lock on one byte of a file (an open-file-description lock,
+// fcntl F_OFD_SETLK): two in one process exclude each other as two
+// processes do, different bytes of one file are different locks, and the
+// lock goes with the object or its process. The file is created (0600) if
+// it is missing and never removed.
+class ByteLock {
+ public:
+  // Waits until the lock is free.
+  static Result<ByteLock> Acquire(const std::string& path, int64_t byte);
+  // The lock if it is free now; none if another holds it.
+  static Result<std::optional<ByteLock>> TryAcquire(const std::string& path, int64_t byte);
+  ByteLock(ByteLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  ByteLock& operator=(ByteLock&&) = delete;
+  ~ByteLock();
+
+ private:
+  explicit ByteLock(int fd) : fd_(fd) {}
   int fd_;
 };
 

@@ -446,6 +446,36 @@ std::string EndProcessGroup(int64_t pgid, int64_t leader_start_ticks, int64_t gr
   return "ended by SIGKILL (" + std::to_string(count) + " processes)";
 }
 
+Status SpawnDetached(const std::vector<std::string>& argv) {
+  if (argv.empty()) return InvalidArgumentError("argv: empty");
+  // Everything the children need is made before fork: after it, in a
+  // process that has threads, only async-signal-safe calls are allowed.
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t middle = ::fork();
+  if (middle < 0) return InternalError(std::string("fork: ") + std::strerror(errno));
+  if (middle == 0) {
+    ::setsid();
+    if (::fork() != 0) ::_exit(0);  // the middle process: its child is init's
+    const int null = ::open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      ::dup2(null, 0);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
+  }
+  return Status();
+}
+
 std::string HostName() {
   char buf[HOST_NAME_MAX + 1] = {};
   if (gethostname(buf, sizeof(buf) - 1) != 0) return "";
