@@ -11,7 +11,13 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
 
 namespace baton::bench {
 
@@ -89,6 +95,57 @@ Calls TimeThreads(int threads, double seconds, Work work) {
 template <typename Work>
 double RunThreads(int threads, double seconds, Work work) {
   return TimeThreads(threads, seconds, work).per_second;
+}
+
+// One finished child process.
+struct Child {
+  double cpu_us = 0;   // its user + system CPU (wait4)
+  double wall_us = 0;  // from its start until it exited
+  std::string out;     // its first line of standard output
+};
+
+// Runs "argv" (argv[0] looked up on PATH) with standard input and error on
+// /dev/null; exits this process, naming the command, when it fails.
+inline Child RunChild(const std::vector<std::string>& argv) {
+  std::vector<char*> c_argv;
+  for (const std::string& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
+  c_argv.push_back(nullptr);
+  std::string line;
+  for (const std::string& a : argv) line += a + " ";
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) {
+    std::fprintf(stderr, "pipe failed\n");
+    std::exit(1);
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  const auto start = Clock::now();
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, c_argv[0], &actions, nullptr, c_argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_fds[1]);
+  if (rc != 0) {
+    std::fprintf(stderr, "cannot start %s\n", line.c_str());
+    std::exit(1);
+  }
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof(buf))) > 0;) out.append(buf, n);
+  close(pipe_fds[0]);
+  int status = 0;
+  rusage usage{};
+  if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "failed: %s\n", line.c_str());
+    std::exit(1);
+  }
+  auto micros = [](const timeval& t) { return t.tv_sec * 1e6 + static_cast<double>(t.tv_usec); };
+  return Child{micros(usage.ru_utime) + micros(usage.ru_stime),
+               std::chrono::duration<double, std::micro>(Clock::now() - start).count(),
+               out.substr(0, out.find('\n'))};
 }
 
 }  // namespace baton::bench

@@ -17,12 +17,6 @@
 //   --help        `baton --help` beside `sqlite3 :memory: .quit`
 // The store and the file are made fresh in DIR and removed after.
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -30,9 +24,11 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "bench_util.h"
 
 namespace {
+
+using baton::bench::RunChild;
 
 struct Args {
   int calls = 50;
@@ -66,46 +62,6 @@ Args ParseArgs(int argc, char** argv) {
   return args;
 }
 
-struct Child {
-  double cpu_us = 0;
-  std::string out;  // its first line of standard output
-};
-
-// Runs "argv" with standard input and error on /dev/null; its CPU and the
-// first line it printed. Dies when it fails.
-Child Run(const std::vector<std::string>& argv) {
-  std::vector<char*> c_argv;
-  for (const std::string& a : argv) c_argv.push_back(const_cast<char*>(a.c_str()));
-  c_argv.push_back(nullptr);
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) Die("pipe failed");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, c_argv[0], &actions, nullptr, c_argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipe_fds[1]);
-  if (rc != 0) Die("cannot start " + argv[0]);
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof(buf))) > 0;) out.append(buf, n);
-  close(pipe_fds[0]);
-  int status = 0;
-  rusage usage{};
-  if (wait4(pid, &status, 0, &usage) != pid) Die("wait4 failed");
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::string line;
-    for (const std::string& a : argv) line += a + " ";
-    Die("failed: " + line);
-  }
-  auto micros = [](const timeval& t) { return t.tv_sec * 1e6 + static_cast<double>(t.tv_usec); };
-  return Child{micros(usage.ru_utime) + micros(usage.ru_stime), out.substr(0, out.find('\n'))};
-}
-
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -123,8 +79,8 @@ void Compare(const char* what, int calls, const std::vector<std::string>& baton,
   std::vector<double> ours;
   std::vector<double> theirs;
   for (int i = 0; i < calls; ++i) {
-    ours.push_back(Run(baton).cpu_us);
-    theirs.push_back(Run(base).cpu_us);
+    ours.push_back(RunChild(baton).cpu_us);
+    theirs.push_back(RunChild(base).cpu_us);
   }
   std::printf("%-13s %10.0f %10.0f %10.0f %10.0f %7.2fx\n", what, Median(ours), Mean(ours),
               Median(theirs), Mean(theirs), Median(ours) / Median(theirs));
@@ -141,18 +97,18 @@ int main(int argc, char** argv) {
   const std::string file = (dir / "raw.db").string();
   const std::string bin = BATON_BIN;
 
-  Run({bin, "--store", store, "init"});
+  RunChild({bin, "--store", store, "init"});
   const std::string run =
-      Run({bin, "--store", store, "run", "create", "--profile", "baton", "--output", "id"}).out;
+      RunChild({bin, "--store", store, "run", "create", "--profile", "baton", "--output", "id"}).out;
   if (run.empty()) Die("run create printed no id");
-  Run({"sqlite3", file,
+  RunChild({"sqlite3", file,
        "PRAGMA journal_mode=WAL; CREATE TABLE progress (seq INTEGER PRIMARY KEY, run TEXT NOT "
        "NULL, at TEXT NOT NULL, description TEXT NOT NULL); CREATE INDEX progress_run ON "
        "progress (run, seq);"});
   for (int i = 0; i < args.events; ++i) {
-    Run({bin, "--store", store, "--agent", "coder", "run", "add-progress", run, "an earlier note"});
+    RunChild({bin, "--store", store, "--agent", "coder", "run", "add-progress", run, "an earlier note"});
   }
-  Run({"sqlite3", file,
+  RunChild({"sqlite3", file,
        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < " +
            std::to_string(args.events) +
            ") INSERT INTO progress (run, at, description) SELECT '" + run +

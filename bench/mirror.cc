@@ -13,14 +13,16 @@
 // times the file was written. Two modes:
 //   as serve  ApiOptions::mirror_delay_ms = --delay-ms: the mirror thread
 //             rewrites each mirror at most once per delay
-//   as CLI    mirror_delay_ms = 0, ApiOptions::start_background_flush as
-//             one `baton` command sets it: a write renders the mirrors of
-//             runs shorter than kHandOffMirrorsFromChanges before it returns,
-//             and starts `baton flush-mirrors --background` (--baton, by
-//             default the build's, beside bench/) for longer ones. That
-//             process's CPU and renders are not in this one's figures.
-//   as CLI, all here  the same without the hand-off: every write renders
-//             its mirrors before it returns (one command before issue 21)
+//   as CLI    each write is one `baton run add-progress` command (--baton,
+//             by default the build's, beside bench/), timed from its start
+//             to its exit, its CPU from wait4: it renders the mirrors
+//             smaller than kHandOffMirrorsFromBytes before it exits and
+//             starts `baton flush-mirrors --background` for larger ones,
+//             whose CPU and renders are not in the figures (the time until
+//             the file holds the last note is)
+//   in process, all here  mirror_delay_ms = 0 without the hand-off: every
+//             write renders its mirrors before it returns (what one command
+//             did before issue 21 item 2)
 
 #include <time.h>
 #include <unistd.h>
@@ -38,7 +40,6 @@
 #include "bench_util.h"
 #include "ops/api.h"
 #include "util/atomic_file.h"
-#include "util/subprocess.h"
 
 namespace baton {
 namespace {
@@ -133,6 +134,36 @@ Measured WriteAndWait(Api& api, const std::string& run, const std::string& path,
   return m;
 }
 
+// The same through `baton` commands, one per write.
+Measured WriteAndWaitByCommands(const Args& args, const std::string& store, const std::string& dir,
+                                const std::string& run, const std::string& path) {
+  std::vector<double> us;
+  double cpu = 0;
+  std::string last;
+  for (int i = 0; i < args.calls; ++i) {
+    last = "measured note " + std::to_string(i) + " of " + path;
+    bench::Child c = bench::RunChild({args.baton, "--store", store, "--root", dir, "--durability",
+                                      "normal", "run", "add-progress", "--id", run,
+                                      "--description", last});
+    us.push_back(c.wall_us);
+    cpu += c.cpu_us;
+  }
+  const auto answered = Clock::now();
+  for (;;) {
+    Result<std::string> text = ReadFile(path);
+    if (text.ok() && text->find(last) != std::string::npos) break;
+    if (Clock::now() - answered > std::chrono::minutes(5)) Die("the mirror never caught up");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  Measured m;
+  m.catch_up_ms = std::chrono::duration<double, std::milli>(Clock::now() - answered).count();
+  m.cpu_us = cpu / args.calls;
+  std::sort(us.begin(), us.end());
+  m.median_us = us[us.size() / 2];
+  m.renders = -1;  // in the background process, not counted here
+  return m;
+}
+
 Args ParseArgs(int argc, char** argv) {
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -187,17 +218,10 @@ int main(int argc, char** argv) {
     Measured fresh, grown;
   };
   std::vector<Row> rows;
-  enum class Mode { kServe, kCli, kCliAllHere };
-  for (Mode mode : {Mode::kServe, Mode::kCli, Mode::kCliAllHere}) {
+  enum class Mode { kServe, kCli, kAllHere };
+  for (Mode mode : {Mode::kServe, Mode::kCli, Mode::kAllHere}) {
     const int delay = mode == Mode::kServe ? args.delay_ms : 0;
     options.mirror_delay_ms = delay;
-    options.start_background_flush = nullptr;
-    if (mode == Mode::kCli) {
-      const std::vector<std::string> argv = {args.baton, "--store", options.store.location,
-                                             "--durability", "normal", "--root", dir,
-                                             "flush-mirrors", "--background"};
-      options.start_background_flush = [argv] { return SpawnDetached(argv); };
-    }
     Result<std::unique_ptr<Api>> opened = Api::Open(options);
     if (!opened.ok()) Die(opened.status().ToString());
     Api& api = **opened;
@@ -207,14 +231,19 @@ int main(int argc, char** argv) {
     const std::string big_path = dir + "/long-" + tag + "/state.json";
     std::filesystem::create_directories(dir + "/fresh-" + tag);
     std::filesystem::create_directories(dir + "/long-" + tag);
-    Row row{mode == Mode::kServe ? "as serve" : mode == Mode::kCli ? "as CLI" : "as CLI, all here",
+    Row row{mode == Mode::kServe ? "as serve" : mode == Mode::kCli ? "as CLI" : "in process, all here",
             {}, {}};
+    auto measure = [&](const std::string& run, const std::string& path) {
+      return mode == Mode::kCli
+                 ? WriteAndWaitByCommands(args, options.store.location, dir, run, path)
+                 : WriteAndWait(api, run, path, args.calls, delay);
+    };
     MustCall(api, "mirror.bind", {{"run", fresh}, {"format", args.format}, {"path", fresh_path}});
     WaitForFile(fresh_path);
-    row.fresh = WriteAndWait(api, fresh, fresh_path, args.calls, delay);
+    row.fresh = measure(fresh, fresh_path);
     MustCall(api, "mirror.bind", {{"run", big}, {"format", args.format}, {"path", big_path}});
     WaitForFile(big_path);
-    row.grown = WriteAndWait(api, big, big_path, args.calls, delay);
+    row.grown = measure(big, big_path);
     MustCall(api, "mirror.unbind", {{"run", fresh}, {"path", fresh_path}});
     MustCall(api, "mirror.unbind", {{"run", big}, {"path", big_path}});
     rows.push_back(row);
@@ -226,8 +255,9 @@ int main(int argc, char** argv) {
               args.format.c_str(), args.calls, static_cast<long long>(args.events));
   for (const Row& r : rows) {
     for (const auto& [name, m] : {std::pair{"fresh", r.fresh}, std::pair{"long", r.grown}}) {
-      std::printf("\n| %s | %s | %.0f | %.0f | %lld | %.0f |", r.mode, name, m.median_us,
-                  m.cpu_us, static_cast<long long>(m.renders), m.catch_up_ms);
+      const std::string renders = m.renders < 0 ? "" : std::to_string(m.renders);
+      std::printf("\n| %s | %s | %.0f | %.0f | %s | %.0f |", r.mode, name, m.median_us, m.cpu_us,
+                  renders.c_str(), m.catch_up_ms);
     }
     std::printf("\n| %s | long ÷ fresh | %.2f | %.2f | | |", r.mode,
                 r.grown.median_us / r.fresh.median_us, r.grown.cpu_us / r.fresh.cpu_us);

@@ -70,21 +70,16 @@ Result<const Json*> OutputField(const std::string& op, const Json& result,
   return at;
 }
 
-// Api::FlushMirrors in a `baton` of its own, for the long runs' mirrors
-// that one command's write made due.
+// Api::FlushMirrors in a `baton` of its own, for the large mirrors one
+// command's write made due. "--store=PATH": a path starting with '-' stays a
+// value.
 std::function<Status()> BackgroundFlush(const GlobalOptions& g, const std::string& store) {
-  std::vector<std::string> argv = {"/proc/self/exe", "--store", store};
-  for (const std::string& root : g.roots) {
-    argv.push_back("--root");
-    argv.push_back(root);
-  }
-  if (!g.durability.empty()) {
-    argv.push_back("--durability");
-    argv.push_back(g.durability);
-  }
+  std::vector<std::string> argv = {"baton", "--store=" + store};
+  for (const std::string& root : g.roots) argv.push_back("--root=" + root);
+  if (!g.durability.empty()) argv.push_back("--durability=" + g.durability);
   argv.push_back("flush-mirrors");
   argv.push_back("--background");
-  return [argv] { return SpawnDetached(argv); };
+  return [argv] { return SpawnDetached("/proc/self/exe", argv); };
 }
 
 }  // namespace

@@ -531,14 +531,23 @@ int CommandEnv::FlushMirrors(bool background) {
   if (!api.ok()) return ReportError(api.status(), g_.output);
   Result<Json> result = (*api)->FlushMirrors(background);
   if (!result.ok()) return ReportError(result.status(), g_.output);
+  const Json& failed = (*result)["failed"];
   if (g_.output == "json") {
     std::cout << result->dump(2) << "\n";
-    return 0;
+  } else {
+    const Json& written = (*result)["written"];
+    if (written.empty() && failed.empty()) std::cout << "every mirror is up to date\n";
+    for (const Json& path : written) {
+      std::cout << Printable("rewrote " + path.get<std::string>()) << "\n";
+    }
+    for (const Json& f : failed) {
+      std::cerr << Printable("baton: mirror " + f["path"].get<std::string>() + " not written: " +
+                             f["error"].get<std::string>())
+                << "\n";
+    }
   }
-  const Json& written = (*result)["written"];
-  if (written.empty()) std::cout << "every mirror is up to date\n";
-  for (const Json& path : written) std::cout << Printable("rewrote " + path.get<std::string>() + "\n");
-  return 0;
+  // Each failure is in the ledger (mirror.failed) and in `baton status`.
+  return failed.empty() ? 0 : 1;
 }
 
 int CommandEnv::Log(const LogFilter& f) {

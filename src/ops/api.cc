@@ -1,12 +1,14 @@
 #include "ops/api.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "engine/core/agents.h"
@@ -120,7 +122,11 @@ Result<Api::OpenStore> Api::Opened(bool with_writer) {
     if (options_.group_commit) writer->StartGroupCommit();
     writer->AddWitnesses(std::move(witnesses));
     writer_ = std::move(writer);
-    if (mirror_queue_) mirror_queue_->Add(MirrorsBehindIn(*store_));
+    if (mirror_queue_) {
+      // What cannot be read now is found at the run's next commit.
+      Result<std::vector<MirrorTarget>> behind = MirrorsBehindIn(*store_);
+      if (behind.ok()) mirror_queue_->Add(*behind);
+    }
   }
   return OpenStore{store_, writer_, &info_, Status()};
 }
@@ -250,6 +256,7 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
                            const Actor& actor) {
   const std::string key = input.value("idempotency_key", "");
   std::vector<MirrorTarget> mirrors;
+  std::set<std::string> runs_without_event;  // ctx.touched_runs_without_event
   if (!open.writer) return open.writer_error;
   Result<Json> result = open.writer->Submit([&](Txn& txn) -> Result<Json> {
     OpContext ctx =
@@ -276,6 +283,7 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
     ASSIGN_OR_RETURN(Json result, Guarded(op, [&] { return op.handler(ctx, input); }));
     if (!ctx.touched_runs.empty()) {
       ASSIGN_OR_RETURN(mirrors, MirrorsOf(txn, {ctx.touched_runs.begin(), ctx.touched_runs.end()}));
+      runs_without_event = std::move(ctx.touched_runs_without_event);
     }
     if (!key.empty()) {
       RETURN_IF_ERROR(InsertIdempotentCall(txn, {.key = scoped,
@@ -292,14 +300,20 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
     if (mirror_queue_) {
       mirror_queue_->Add(mirrors);
     } else if (!mirrors.empty()) {
-      mirrors_due_ += static_cast<int64_t>(mirrors.size());
-      auto long_run = [](const MirrorTarget& m) {
-        return m.run_changes >= kHandOffMirrorsFromChanges;
+      // A large file's render is left to a background flush, which finds
+      // what to write by MirrorsBehind: the file's head (written by baton
+      // before: not a first write, and a filesystem that keeps the head)
+      // against its run's newest event (not a change without one).
+      auto large = [&](const MirrorTarget& m) {
+        struct stat st {};
+        return ::lstat(m.path.c_str(), &st) == 0 && st.st_size >= kHandOffMirrorsFromBytes &&
+               !runs_without_event.contains(m.run_id) && ReadMirrorHead(m.path).has_value();
       };
-      if (options_.start_background_flush && std::any_of(mirrors.begin(), mirrors.end(), long_run) &&
+      if (options_.start_background_flush && std::any_of(mirrors.begin(), mirrors.end(), large) &&
           options_.start_background_flush().ok()) {
-        std::erase_if(mirrors, long_run);
+        std::erase_if(mirrors, large);
       }
+      mirrors_due_ += static_cast<int64_t>(mirrors.size());
       WriteMirrors(*open.store, mirrors);
     }
   } else if (open.writer->failed()) {
@@ -320,27 +334,31 @@ void Api::WriteQueuedMirror(const MirrorTarget& mirror) {
 }
 
 void Api::WriteMirrors(Store& store, const std::vector<MirrorTarget>& mirrors) {
-  for (const MirrorTarget& m : mirrors) {
-    if (options_.mirror_delay_ms <= 0) ++mirrors_written_;
-    // The error the store holds, read again with the run: a queued target's
-    // may predate a report made since.
-    std::string last_error = m.last_error;
-    Result<bool> written = InternalError("not written");
-    try {
-      written = WriteMirror(store, m, &last_error);
-    } catch (const std::exception& e) {
-      // A library's exception on odd stored data: the commit stands.
-      written = InternalError("writing mirror " + m.path + ": " + e.what());
-    }
-    if (written.ok() && !*written) continue;  // unbound or rebound meanwhile
-    const std::string error = written.ok() ? "" : written.status().message();
-    if (error == last_error) continue;
+  for (const MirrorTarget& m : mirrors) (void)WriteReportedMirror(store, m);
+}
+
+Status Api::WriteReportedMirror(Store& store, const MirrorTarget& m) {
+  if (options_.mirror_delay_ms <= 0) ++mirrors_written_;
+  // The error the store holds, read again with the run: a queued target's
+  // may predate a report made since.
+  std::string last_error = m.last_error;
+  Result<bool> written = InternalError("not written");
+  try {
+    written = WriteMirror(store, m, &last_error);
+  } catch (const std::exception& e) {
+    // A library's exception on odd stored data: the commit stands.
+    written = InternalError("writing mirror " + m.path + ": " + e.what());
+  }
+  if (written.ok() && !*written) return Status();  // unbound or rebound meanwhile
+  const std::string error = written.ok() ? "" : written.status().message();
+  if (error != last_error) {
     // Reporting can fail only as any write can (the store is gone); the
     // mirror is then retried at the run's next commit.
     (void)Call("mirror.report",
                Json{{"path", m.path}, {"run", m.run_id}, {"format", m.format}, {"error", error}},
                SystemActor());
   }
+  return written.status();
 }
 
 Result<bool> Api::WriteMirror(Store& store, const MirrorTarget& m, std::string* last_error) {
@@ -402,35 +420,43 @@ Result<Json> Api::FlushMirrors(bool background) {
   // file store has a place beside it for the lock: on a database server
   // each call writes in turn per folder all the same (WriteMirror).
   std::optional<ByteLock> writing;
-  if (info_.backend == "sqlite" && info_.location != ":memory:") {
-    const std::string lock_path = info_.location + ".mirrors.lock";
+  if (!HasNoStoreFile(options_.store.location)) {
+    std::error_code ec;
+    const std::string lock_path =
+        std::filesystem::weakly_canonical(info_.location, ec).string() + ".mirrors.lock";
     std::optional<ByteLock> waiting;
     if (background) {
       ASSIGN_OR_RETURN(std::optional<ByteLock> free, ByteLock::TryAcquire(lock_path, 0));
-      if (!free) return Json{{"written", Json::array()}};
+      if (!free) return Json{{"written", Json::array()}, {"failed", Json::array()}};
       waiting.emplace(std::move(*free));
     }
     ASSIGN_OR_RETURN(ByteLock turn, ByteLock::Acquire(lock_path, 1));
     writing.emplace(std::move(turn));
   }
   // From here on (the wait is over), what is behind is read afresh.
-  const std::vector<MirrorTarget> behind = MirrorsBehindIn(*open.store);
-  WriteMirrors(*open.store, behind);
+  ASSIGN_OR_RETURN(std::vector<MirrorTarget> behind, MirrorsBehindIn(*open.store));
   Json written = Json::array();
-  for (const MirrorTarget& m : behind) written.push_back(m.path);
-  return Json{{"written", std::move(written)}};
+  Json failed = Json::array();
+  for (const MirrorTarget& m : behind) {
+    Status s = WriteReportedMirror(*open.store, m);
+    if (s.ok()) {
+      written.push_back(m.path);
+    } else {
+      failed.push_back({{"path", m.path}, {"error", s.message()}});
+    }
+  }
+  return Json{{"written", std::move(written)}, {"failed", std::move(failed)}};
 }
 
-std::vector<MirrorTarget> Api::MirrorsBehindIn(Store& store) {
-  Result<std::unique_ptr<Connection>> conn = AcquireReader(store);
-  if (!conn.ok()) return {};
+Result<std::vector<MirrorTarget>> Api::MirrorsBehindIn(Store& store) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, AcquireReader(store));
   Result<std::vector<MirrorTarget>> behind = std::vector<MirrorTarget>();
   {
-    Result<std::unique_ptr<Txn>> txn = (*conn)->Begin(TxnMode::kRead);
-    if (txn.ok()) behind = MirrorsBehind(**txn);
+    Result<std::unique_ptr<Txn>> txn = conn->Begin(TxnMode::kRead);
+    behind = txn.ok() ? MirrorsBehind(**txn) : Result<std::vector<MirrorTarget>>(txn.status());
   }
-  ReleaseReader(std::move(*conn));
-  return behind.ok() ? std::move(*behind) : std::vector<MirrorTarget>();
+  ReleaseReader(std::move(conn));
+  return behind;
 }
 
 std::vector<Witness> Api::MirrorWitnesses(Connection& conn) {

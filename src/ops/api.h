@@ -31,12 +31,13 @@
 
 namespace baton {
 
-// A mirror renders its whole run (about 40 µs of CPU per change for sgai):
-// a call rewrites the mirrors of shorter runs itself, and with
-// ApiOptions::start_background_flush leaves those of runs with at least
-// this many changes to a background flush, which coalesces the writes that
-// come meanwhile (docs/formats.md "Mirrors").
-inline constexpr int64_t kHandOffMirrorsFromChanges = 256;
+// A mirror renders its whole run (an sgai state.json lists every progress
+// note: about 40 µs of CPU per note, 0.3 µs per byte of the file): a call
+// rewrites the mirrors whose file is smaller than this itself, and with
+// ApiOptions::start_background_flush leaves larger ones to a background
+// flush, which coalesces the writes that come meanwhile (docs/formats.md
+// "Mirrors"). 32 KiB is an sgai run of about 280 notes, a 10 ms render.
+inline constexpr int64_t kHandOffMirrorsFromBytes = 32 << 10;
 
 struct ApiOptions {
   StoreOptions store;
@@ -74,10 +75,10 @@ struct ApiOptions {
   // (ops/mirror_queue.h; `baton serve` and `baton mcp`).
   int mirror_delay_ms = 0;
   // With mirror_delay_ms 0: starts a background `baton flush-mirrors`
-  // (FlushMirrors below) that rewrites the mirrors of long runs a write made
-  // due (kHandOffMirrorsFromChanges), instead of rendering them before the
-  // write returns. Unset, or an error, and they are rendered here. The CLI's
-  // starts its own binary (util/subprocess.h SpawnDetached).
+  // (FlushMirrors below) that rewrites the large mirrors a write made due
+  // (kHandOffMirrorsFromBytes), instead of rendering them before the write
+  // returns. Unset, or an error (it could not be started), and they are
+  // rendered here. The CLI's starts its own binary (SpawnDetached).
   std::function<Status()> start_background_flush;
   // The operations, when the caller has them already (made by
   // RegisterCoreOps; the CLI built them to parse its verb); null: made here.
@@ -114,7 +115,8 @@ class Api {
   void Shutdown();
 
   // Rewrites every bound mirror whose file is behind its run (MirrorsBehind)
-  // and answers {"written": [paths]}. Callers on one SQLite store take
+  // and answers {"written": [paths], "failed": [{"path", "error"}]} (each
+  // failure also reported as mirror.failed). Callers on one SQLite store take
   // turns (a lock beside it), so a call that returns has seen every commit
   // made before it started. "background": a hand-off's (see
   // start_background_flush): it answers at once, writing nothing, when another is
@@ -159,6 +161,9 @@ class Api {
   // Rewrites the seed-file mirrors a commit made due; a failure is reported
   // (mirror.report), never returned: the commit stands.
   void WriteMirrors(Store& store, const std::vector<MirrorTarget>& mirrors);
+  // One of them; answers its write's error (OK too when it was unbound or
+  // bound elsewhere meanwhile), which has been reported already.
+  Status WriteReportedMirror(Store& store, const MirrorTarget& mirror);
   // The mirror thread's work: "mirror" rewritten from the open store.
   void WriteQueuedMirror(const MirrorTarget& mirror);
   // false: the path no longer mirrors that run in that format. Sets
@@ -176,7 +181,7 @@ class Api {
   // read on "conn".
   static std::vector<Witness> MirrorWitnesses(Connection& conn);
   // The bound mirrors a stopped process left behind their runs (MirrorsBehind).
-  std::vector<MirrorTarget> MirrorsBehindIn(Store& store);
+  Result<std::vector<MirrorTarget>> MirrorsBehindIn(Store& store);
   class Runner;
   // The store and writer calls use: taken under open_mu_, opening them when
   // none is open. A call in flight keeps its pair alive across a reopen.

@@ -446,32 +446,65 @@ std::string EndProcessGroup(int64_t pgid, int64_t leader_start_ticks, int64_t gr
   return "ended by SIGKILL (" + std::to_string(count) + " processes)";
 }
 
-Status SpawnDetached(const std::vector<std::string>& argv) {
+Status SpawnDetached(const std::string& program, const std::vector<std::string>& argv) {
   if (argv.empty()) return InvalidArgumentError("argv: empty");
   // Everything the children need is made before fork: after it, in a
   // process that has threads, only async-signal-safe calls are allowed.
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The program's child writes exec's errno here; a successful exec closes
+  // it (O_CLOEXEC), and the middle process's exit says whether its fork did.
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    return InternalError(std::string("starting ") + program + ": pipe: " + std::strerror(errno));
+  }
   const pid_t middle = ::fork();
-  if (middle < 0) return InternalError(std::string("fork: ") + std::strerror(errno));
+  if (middle < 0) {
+    const int saved = errno;
+    ::close(report[0]);
+    ::close(report[1]);
+    return InternalError(std::string("starting ") + program + ": fork: " + std::strerror(saved));
+  }
   if (middle == 0) {
+    ::close(report[0]);
     ::setsid();
-    if (::fork() != 0) ::_exit(0);  // the middle process: its child is init's
+    const pid_t child = ::fork();
+    if (child != 0) ::_exit(child < 0 ? 1 : 0);
     const int null = ::open("/dev/null", O_RDWR);
     if (null >= 0) {
       ::dup2(null, 0);
       ::dup2(null, 1);
       ::dup2(null, 2);
     }
+    // Every other descriptor closes but the report pipe's (close on exec).
+    if (report[1] > 3) ::close_range(3, static_cast<unsigned>(report[1]) - 1, 0);
+    ::close_range(static_cast<unsigned>(report[1]) + 1, ~0U, 0);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::execv(args[0], args.data());
+    ::execv(program.c_str(), args.data());
+    const int failed = errno;
+    (void)!::write(report[1], &failed, sizeof failed);
     ::_exit(127);
   }
+  ::close(report[1]);
   int status = 0;
   while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
+  }
+  int exec_errno = 0;
+  ssize_t n;
+  while ((n = ::read(report[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+  }
+  ::close(report[0]);
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    return InternalError(std::string("starting ") + program + ": fork failed");
+  }
+  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+    return InternalError(std::string("starting ") + program + ": " + std::strerror(exec_errno));
   }
   return Status();
 }

@@ -90,13 +90,14 @@ std::vector<int64_t> ProcessGroupMembers(int64_t pgid);
 // "ended by SIGKILL (n processes)".
 std::string EndProcessGroup(int64_t pgid, int64_t leader_start_ticks, int64_t grace_ms);
 
-// Starts "argv" (argv[0] a path) detached: in a session of its own, its
-// stdin, stdout and stderr /dev/null, a child of init rather than of this
-// process (started through an intermediate process that exits at once, so
-// nothing is left for us to reap), with no signal blocked. Returns once it
-// has been started, without waiting for it; an error when it could not be
-// (a failed exec is not seen: the program is not checked beforehand).
-Status SpawnDetached(const std::vector<std::string>& argv);
+// Starts "program" (a path) with "argv" (argv[0] its name) detached: in a
+// session of its own, stdin, stdout and stderr /dev/null, no other
+// descriptor of ours, every signal at its default and none blocked, a child
+// of init rather than ours (started through an intermediate process that
+// exits at once, so nothing is left for us to reap). Returns once it runs
+// the program, without waiting for it; Internal when it could not be
+// started (no process left to fork, the program not executable), naming why.
+Status SpawnDetached(const std::string& program, const std::vector<std::string>& argv);
 
 // This host's name; "" when it cannot be read.
 std::string HostName();

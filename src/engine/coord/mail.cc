@@ -151,7 +151,10 @@ Status MarkRead(OpContext& ctx, const std::string& id) {
                    MarkMessageRowRead(ctx.txn, id, ctx.now, ctx.actor.id));
   // The read event is the inbox's, not a run's; a run whose message this is
   // has still changed (its seed-file mirror shows read flags).
-  if (run_id) ctx.touched_runs.insert(*run_id);
+  if (run_id) {
+    ctx.touched_runs.insert(*run_id);
+    ctx.touched_runs_without_event.insert(*run_id);
+  }
   return Status();
 }
 

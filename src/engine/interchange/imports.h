@@ -68,7 +68,6 @@ struct MirrorTarget {
   std::string path;
   std::string format;
   std::string last_error;  // empty when its last write succeeded
-  int64_t run_changes = 0;  // the run's version when read: what a render will read grows with it
 };
 
 // The mirrors bound to any of "run_ids".

@@ -28,8 +28,7 @@ MirrorTarget TargetOf(const MirrorRow& m) {
   return MirrorTarget{.run_id = m.run_id,
                       .path = m.path,
                       .format = m.format,
-                      .last_error = m.last_error.value_or(""),
-                      .run_changes = m.run_version};
+                      .last_error = m.last_error.value_or("")};
 }
 
 // One spelling per file: "/a/./b/../c.json" and "/a/c.json" are one mirror.

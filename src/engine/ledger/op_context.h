@@ -38,6 +38,11 @@ struct OpContext {
   // a change whose event names no run adds its run itself. Their seed-file
   // mirrors are rewritten after the commit.
   std::set<std::string> touched_runs;
+  // Of those, the runs changed with no event of theirs (a message marked
+  // read): a check of a mirror against its run's newest event (MirrorsBehind)
+  // cannot see that change, so their mirrors are rewritten by the call
+  // itself, never handed off (ApiOptions::start_background_flush).
+  std::set<std::string> touched_runs_without_event;
   // The roots and the store callers' paths are checked against (Api sets it;
   // null: no path a caller names is accepted).
   const PathScope* paths = nullptr;

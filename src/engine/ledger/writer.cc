@@ -12,11 +12,32 @@
 #include "store/tables/event_table.h"
 
 namespace baton {
+namespace {
+
+// glibc gives an arena back to the kernel whenever more than 128 KB at its
+// top is free, and a writer frees about that much after every batch (or
+// graph node with a large state): the next faults the same pages in again
+// (a sixth of a write's CPU at 64 submitters, bench/throughput.cc; a third
+// of a graph node's with a 100 KB state). A process that writes keeps up to
+// 4 MB free per arena for reuse instead; blocks of 1 MB and up are mapped
+// and unmapped on their own as before. Process-wide: baton's binaries are
+// the processes that make writers.
+void KeepFreedMemoryForReuse() {
+  static const bool once = [] {
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    mallopt(M_TRIM_THRESHOLD, 4 << 20);
+    return true;
+  }();
+  (void)once;
+}
+
+}  // namespace
 
 Writer::Writer(std::unique_ptr<Connection> conn, int max_batch)
     : conn_(std::move(conn)),
       max_batch_(max_batch < 1 ? 1 : max_batch),
       witness_path_(WitnessPath(conn_->file_path())) {
+  KeepFreedMemoryForReuse();
   // At start-up, before any write: a server refuses from its first request.
   CheckIntegrity();
 }
@@ -34,20 +55,6 @@ Status InDoubt(const Status& cause) {
                 cause.message() + "; the change may have been made all the same: read it back "
                                   "before retrying",
                 std::move(details));
-}
-
-// glibc gives a thread's arena back to the kernel whenever more than 128 KB
-// at its top is free, and the writer frees about that much after every
-// batch: the next batch faults the same pages in again (a sixth of a write's
-// CPU at 64 submitters, bench/throughput.cc). A server keeps up to 32 MB
-// free for reuse instead; large blocks (4 MB and up) still go back at once.
-void KeepFreedMemoryForReuse() {
-  static const bool once = [] {
-    mallopt(M_MMAP_THRESHOLD, 4 << 20);
-    mallopt(M_TRIM_THRESHOLD, 32 << 20);
-    return true;
-  }();
-  (void)once;
 }
 
 }  // namespace
@@ -161,7 +168,6 @@ void Writer::StartGroupCommit() {
   MutexLock lock(&mu_);
   if (threaded_ || stopping_) return;
   threaded_ = true;
-  KeepFreedMemoryForReuse();
   thread_ = std::thread([this] { Loop(); });
 }
 

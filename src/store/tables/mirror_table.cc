@@ -5,9 +5,7 @@
 namespace baton {
 namespace {
 
-constexpr char kMirrorColumns[] =
-    "path, run_id, format, last_error, failed_at, created_at, "
-    "COALESCE((SELECT version FROM runs WHERE runs.id = mirrors.run_id), 0)";
+constexpr char kMirrorColumns[] = "path, run_id, format, last_error, failed_at, created_at";
 
 MirrorRow MirrorFromRow(const Row& r) {
   return MirrorRow{.path = r.Str(0),
@@ -15,8 +13,7 @@ MirrorRow MirrorFromRow(const Row& r) {
                    .format = r.Str(2),
                    .last_error = TextOrNone(r, 3),
                    .failed_at = TextOrNone(r, 4),
-                   .created_at = r.Str(5),
-                   .run_version = r.Int(6)};
+                   .created_at = r.Str(5)};
 }
 
 Result<std::vector<MirrorRow>> QueryMirrors(Txn& txn, const std::string& rest, SqlParams params) {

@@ -24,7 +24,6 @@ struct MirrorRow {
   std::optional<std::string> last_error;  // none when its last write succeeded
   std::optional<std::string> failed_at;
   std::string created_at;
-  int64_t run_version = 0;  // the run's (runs.version): how many changes it has had
 };
 
 // The mirror bound at "path", if any.

@@ -426,6 +426,8 @@ Result<Json> SgaiApplyWorkflowState(OpContext& ctx, const Json& in) {
   Result<Json> applied = ApplyAsCaller(as_caller, in, caller);
   // The runs it changed are the operation's: their mirrors are rewritten.
   ctx.touched_runs.insert(as_caller.touched_runs.begin(), as_caller.touched_runs.end());
+  ctx.touched_runs_without_event.insert(as_caller.touched_runs_without_event.begin(),
+                                       as_caller.touched_runs_without_event.end());
   return applied;
 }
 
