@@ -104,6 +104,23 @@ struct Measured {
   int64_t renders = 0;
 };
 
+// Milliseconds from now until the file at "path" holds "last".
+double CatchUpMs(const std::string& path, const std::string& last) {
+  const auto answered = Clock::now();
+  for (;;) {
+    Result<std::string> text = ReadFile(path);
+    if (text.ok() && text->find(last) != std::string::npos) break;
+    if (Clock::now() - answered > std::chrono::minutes(5)) Die("the mirror never caught up");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return std::chrono::duration<double, std::milli>(Clock::now() - answered).count();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 Measured WriteAndWait(Api& api, const std::string& run, const std::string& path, int calls,
                       int delay_ms) {
   const int64_t renders_before = api.mirror_stats().written;
@@ -116,18 +133,10 @@ Measured WriteAndWait(Api& api, const std::string& run, const std::string& path,
     MustCall(api, "run.add_progress", {{"id", run}, {"description", last}});
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
   }
-  const auto answered = Clock::now();
-  for (;;) {
-    Result<std::string> text = ReadFile(path);
-    if (text.ok() && text->find(last) != std::string::npos) break;
-    if (Clock::now() - answered > std::chrono::minutes(5)) Die("the mirror never caught up");
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
   Measured m;
-  m.catch_up_ms = std::chrono::duration<double, std::milli>(Clock::now() - answered).count();
+  m.catch_up_ms = CatchUpMs(path, last);
   m.cpu_us = (CpuMicros() - cpu_start) / calls;
-  std::sort(us.begin(), us.end());
-  m.median_us = us[us.size() / 2];
+  m.median_us = Median(std::move(us));
   // The count moves once the rewrite that was seen has returned.
   std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms + 100));
   m.renders = api.mirror_stats().written - renders_before;
@@ -148,18 +157,10 @@ Measured WriteAndWaitByCommands(const Args& args, const std::string& store, cons
     us.push_back(c.wall_us);
     cpu += c.cpu_us;
   }
-  const auto answered = Clock::now();
-  for (;;) {
-    Result<std::string> text = ReadFile(path);
-    if (text.ok() && text->find(last) != std::string::npos) break;
-    if (Clock::now() - answered > std::chrono::minutes(5)) Die("the mirror never caught up");
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
   Measured m;
-  m.catch_up_ms = std::chrono::duration<double, std::milli>(Clock::now() - answered).count();
+  m.catch_up_ms = CatchUpMs(path, last);
   m.cpu_us = cpu / args.calls;
-  std::sort(us.begin(), us.end());
-  m.median_us = us[us.size() / 2];
+  m.median_us = Median(std::move(us));
   m.renders = -1;  // in the background process, not counted here
   return m;
 }
