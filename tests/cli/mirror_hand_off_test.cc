@@ -6,11 +6,8 @@
 // the command itself.
 // Drives the real binary as separate processes (scenario).
 
-#include <dirent.h>
-
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <thread>
 
@@ -47,25 +44,10 @@ bool HasTemporary(const std::string& folder) {
   return false;
 }
 
-// Live `baton ... flush-mirrors --background` processes naming "store".
+// Live `baton --store=STORE ... flush-mirrors --background` processes.
 int BackgroundFlushes(const std::string& store) {
-  int n = 0;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return -1;
-  while (dirent* e = ::readdir(proc)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::ifstream in(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::ifstream stat_in(std::string("/proc/") + e->d_name + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(stat_in)), std::istreambuf_iterator<char>());
-    const bool zombie = stat.find(") Z ") != std::string::npos;
-    if (!zombie && cmdline.find(store) != std::string::npos &&
-        cmdline.find(std::string("flush-mirrors\0--background", 26)) != std::string::npos) {
-      ++n;
-    }
-  }
-  ::closedir(proc);
-  return n;
+  return static_cast<int>(
+      testing::LiveProcessesWithArgs({"--store=" + store, "flush-mirrors", "--background"}).size());
 }
 
 template <typename Pred>

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -38,6 +39,57 @@ bool Eventually(const std::function<bool()>& done, int64_t timeout_ms) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return done();
+}
+
+namespace {
+
+// The pids of /proc whose process is not a zombie.
+std::vector<int> LiveProcesses() {
+  std::vector<int> pids;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat_in(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(stat_in)), std::istreambuf_iterator<char>());
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos || stat.compare(paren, 4, ") Z ") == 0) continue;
+    pids.push_back(std::stoi(name));
+  }
+  return pids;
+}
+
+}  // namespace
+
+std::vector<int> LiveProcessesWithArgs(const std::vector<std::string>& args) {
+  std::vector<int> found;
+  for (int pid : LiveProcesses()) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+    std::vector<std::string> have;
+    for (std::string arg; std::getline(in, arg, '\0');) have.push_back(arg);
+    bool all = true;
+    for (const std::string& want : args) {
+      all = all && std::find(have.begin(), have.end(), want) != have.end();
+    }
+    if (all) found.push_back(pid);
+  }
+  return found;
+}
+
+std::vector<int> LiveProcessesWithFileOpen(const std::string& prefix) {
+  std::vector<int> found;
+  for (int pid : LiveProcesses()) {
+    std::error_code ec;
+    for (const auto& fd : std::filesystem::directory_iterator(
+             "/proc/" + std::to_string(pid) + "/fd", ec)) {
+      const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+      if (!ec && target.rfind(prefix, 0) == 0) {
+        found.push_back(pid);
+        break;
+      }
+    }
+  }
+  return found;
 }
 
 std::string BatonBin() {

@@ -63,6 +63,13 @@ std::string BatonBin();
 ProcessResult RunBaton(const std::vector<std::string>& args,
                        const std::vector<std::string>& env = {},
                        const std::string& stdin_text = "");
+// The live processes (zombies left out) whose arguments include every one
+// of "args", each as a whole argument: a detached `baton flush-mirrors
+// --background` is no child of the test, but it can be found.
+std::vector<int> LiveProcessesWithArgs(const std::vector<std::string>& args);
+// The live processes holding a file open whose name starts with "prefix"
+// (a path): who is writing a temporary file.
+std::vector<int> LiveProcessesWithFileOpen(const std::string& prefix);
 // Makes a store at "path" with `baton --store PATH init` (as users do: no
 // other command makes one) and returns "path"; a test failure if it could not.
 std::string InitStore(const std::string& path);
