@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -81,8 +82,8 @@ class BufferedStream : public httplib::Stream {
   bool is_readable() const override { return pos_ < request_.size(); }
   bool is_writable() const override {
     if (out_ != nullptr) return false;  // ServeBytes: no stream is run
-    // httplib asks before each piece of a streamed response: the head it
-    // wrote goes out now, before the stream waits for its first event.
+    // Whatever write() held goes out before a stream waits (a streamed head
+    // is never held; this is for a provider that asks first).
     if (!const_cast<BufferedStream*>(this)->Flush()) return false;
     // A peer that has shut its side (POLLRDHUP) has left, so a stream ends
     // at once, not at its next failed write.
@@ -107,9 +108,11 @@ class BufferedStream : public httplib::Stream {
       out_->append(data);
       return static_cast<ssize_t>(size);
     }
-    // httplib writes a response's head, then its body: held until the body
-    // comes, the two leave in one send (one TCP segment, not two).
-    if (held_.empty() && data.ends_with("\r\n\r\n")) {
+    // httplib writes a response's head, then its body: a head that says
+    // how long its body is (the body follows at once) is held until the
+    // body comes, and the two leave in one send (one TCP segment, not two).
+    // A streamed (chunked) head goes out alone: its first piece may wait.
+    if (held_.empty() && data.ends_with("\r\n\r\n") && HasContentLength(data)) {
       held_.assign(data);
       return static_cast<ssize_t>(size);
     }
@@ -149,6 +152,20 @@ class BufferedStream : public httplib::Stream {
   socket_t socket() const override { return -1; }
 
  private:
+  static bool HasContentLength(std::string_view head) {
+    constexpr std::string_view kName = "\r\ncontent-length:";
+    for (size_t at = head.find("\r\n"); at != std::string_view::npos;
+         at = head.find("\r\n", at + 2)) {
+      if (head.size() - at < kName.size()) return false;
+      bool same = true;
+      for (size_t i = 0; i < kName.size() && same; ++i) {
+        same = std::tolower(static_cast<unsigned char>(head[at + i])) == kName[i];
+      }
+      if (same) return true;
+    }
+    return false;
+  }
+
   bool SendAll(std::string_view data) {
     size_t done = 0;
     while (done < data.size()) {
