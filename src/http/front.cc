@@ -116,10 +116,11 @@ class BufferedStream : public httplib::Stream {
       held_.assign(data);
       return static_cast<ssize_t>(size);
     }
-    if (!held_.empty()) {
+    if (!held_.empty() && data.size() <= kCoalesceBytes) {
       held_.append(data);
       return Flush() ? static_cast<ssize_t>(size) : -1;
     }
+    if (!Flush()) return -1;  // a large body is not copied: two sends
     return SendAll(data) ? static_cast<ssize_t>(size) : -1;
   }
   // Sends what write() held back; false if the connection failed.
@@ -152,6 +153,8 @@ class BufferedStream : public httplib::Stream {
   socket_t socket() const override { return -1; }
 
  private:
+  static constexpr size_t kCoalesceBytes = 16 << 10;
+
   static bool HasContentLength(std::string_view head) {
     constexpr std::string_view kName = "\r\ncontent-length:";
     for (size_t at = head.find("\r\n"); at != std::string_view::npos;
