@@ -72,10 +72,9 @@ Result<const Json*> OutputField(const std::string& op, const Json& result,
 
 // Api::FlushMirrors in a `baton` of its own, for the large mirrors one
 // command's write made due. "--store=PATH": a path starting with '-' stays a
-// value.
+// value. (No --root: a mirror is written where it was bound.)
 std::function<Status()> BackgroundFlush(const GlobalOptions& g, const std::string& store) {
   std::vector<std::string> argv = {"baton", "--store=" + store};
-  for (const std::string& root : g.roots) argv.push_back("--root=" + root);
   if (!g.durability.empty()) argv.push_back("--durability=" + g.durability);
   argv.push_back("flush-mirrors");
   argv.push_back("--background");

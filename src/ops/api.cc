@@ -256,9 +256,10 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
                            const Actor& actor) {
   const std::string key = input.value("idempotency_key", "");
   std::vector<MirrorTarget> mirrors;
-  std::set<std::string> runs_without_event;  // ctx.touched_runs_without_event
+  std::set<std::string> hand_off;  // paths a background flush may write
   if (!open.writer) return open.writer_error;
   Result<Json> result = open.writer->Submit([&](Txn& txn) -> Result<Json> {
+    hand_off.clear();
     OpContext ctx =
         MakeContext(txn, actor, *machines_, op, open.info, paths_, time(), registry_->hooks());
     // Keys are scoped by caller so that two agents cannot collide.
@@ -283,7 +284,9 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
     ASSIGN_OR_RETURN(Json result, Guarded(op, [&] { return op.handler(ctx, input); }));
     if (!ctx.touched_runs.empty()) {
       ASSIGN_OR_RETURN(mirrors, MirrorsOf(txn, {ctx.touched_runs.begin(), ctx.touched_runs.end()}));
-      runs_without_event = std::move(ctx.touched_runs_without_event);
+      if (!mirror_queue_ && options_.start_background_flush) {
+        hand_off = LargeMirrorsToHandOff(txn, mirrors, ctx.touched_runs_without_event);
+      }
     }
     if (!key.empty()) {
       RETURN_IF_ERROR(InsertIdempotentCall(txn, {.key = scoped,
@@ -300,18 +303,9 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
     if (mirror_queue_) {
       mirror_queue_->Add(mirrors);
     } else if (!mirrors.empty()) {
-      // A large file's render is left to a background flush, which finds
-      // what to write by MirrorsBehind: the file's head (written by baton
-      // before: not a first write, and a filesystem that keeps the head)
-      // against its run's newest event (not a change without one).
-      auto large = [&](const MirrorTarget& m) {
-        struct stat st {};
-        return ::lstat(m.path.c_str(), &st) == 0 && st.st_size >= kHandOffMirrorsFromBytes &&
-               !runs_without_event.contains(m.run_id) && ReadMirrorHead(m.path).has_value();
-      };
-      if (options_.start_background_flush && std::any_of(mirrors.begin(), mirrors.end(), large) &&
-          options_.start_background_flush().ok()) {
-        std::erase_if(mirrors, large);
+      auto handed = [&](const MirrorTarget& m) { return hand_off.contains(m.path); };
+      if (!hand_off.empty() && options_.start_background_flush().ok()) {
+        std::erase_if(mirrors, handed);
       }
       mirrors_due_ += static_cast<int64_t>(mirrors.size());
       WriteMirrors(*open.store, mirrors);
@@ -320,6 +314,25 @@ Result<Json> Api::RunWrite(const OpenStore& open, const Operation& op, const Jso
     DropFailedWriter(open.writer.get());
   }
   return result;
+}
+
+std::set<std::string> Api::LargeMirrorsToHandOff(Txn& txn, const std::vector<MirrorTarget>& mirrors,
+                                                 const std::set<std::string>& runs_without_event) {
+  // A background flush finds what to write by MirrorsBehind: a file whose
+  // head this store wrote (not a first write, not another store's file, a
+  // filesystem that keeps it) against its run's newest event (so not a
+  // change without one). Anything else the call writes itself.
+  std::set<std::string> paths;
+  for (const MirrorTarget& m : mirrors) {
+    struct stat st {};
+    if (runs_without_event.contains(m.run_id) || ::lstat(m.path.c_str(), &st) != 0 ||
+        st.st_size < kHandOffMirrorsFromBytes) {
+      continue;
+    }
+    Result<bool> ours = MirrorHeadIsOurs(txn, m.path);
+    if (ours.ok() && *ours) paths.insert(m.path);
+  }
+  return paths;
 }
 
 void Api::WriteQueuedMirror(const MirrorTarget& mirror) {

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,11 @@ class Api {
   // Rewrites the seed-file mirrors a commit made due; a failure is reported
   // (mirror.report), never returned: the commit stands.
   void WriteMirrors(Store& store, const std::vector<MirrorTarget>& mirrors);
+  // Of the mirrors a write made due, those a background flush will find
+  // behind and may be left to (ApiOptions::start_background_flush).
+  static std::set<std::string> LargeMirrorsToHandOff(
+      Txn& txn, const std::vector<MirrorTarget>& mirrors,
+      const std::set<std::string>& runs_without_event);
   // One of them; answers its write's error (OK too when it was unbound or
   // bound elsewhere meanwhile), which has been reported already.
   Status WriteReportedMirror(Store& store, const MirrorTarget& mirror);

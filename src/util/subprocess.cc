@@ -459,6 +459,16 @@ Status SpawnDetached(const std::string& program, const std::vector<std::string>&
   if (::pipe2(report, O_CLOEXEC) != 0) {
     return InternalError(std::string("starting ") + program + ": pipe: " + std::strerror(errno));
   }
+  // Above the standard three, which the child replaces (a caller that
+  // closed one of them would get it back as the pipe).
+  for (int& end : report) {
+    if (end > 2) continue;
+    const int moved = ::fcntl(end, F_DUPFD_CLOEXEC, 3);
+    if (moved >= 0) {
+      ::close(end);
+      end = moved;
+    }
+  }
   const pid_t middle = ::fork();
   if (middle < 0) {
     const int saved = errno;
@@ -500,7 +510,7 @@ Status SpawnDetached(const std::string& program, const std::vector<std::string>&
   while ((n = ::read(report[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
   }
   ::close(report[0]);
-  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return InternalError(std::string("starting ") + program + ": fork failed");
   }
   if (n == static_cast<ssize_t>(sizeof exec_errno)) {

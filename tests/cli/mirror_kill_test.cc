@@ -102,10 +102,25 @@ class MirrorKillTest : public ::testing::TestWithParam<size_t> {
     return testing::LiveProcessesWithFileOpen(mirror_dir_ + "/.flow.json.baton-tmp-");
   }
 
-  // Waits until what the last commands started has been written.
+  std::vector<int> BackgroundFlushes() {
+    return testing::LiveProcessesWithArgs({"--store=" + store_, "flush-mirrors"});
+  }
+
+  // Waits until what the last commands started has been written, and their
+  // background flushes have gone (one still starting would write the next
+  // commit before the test's own).
   void Flush() {
     auto flushed = RunBaton({"--store", store_, "flush-mirrors"});
     ASSERT_EQ(flushed.exit_code, 0) << flushed.err;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!BackgroundFlushes().empty() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(BackgroundFlushes().empty());
+  }
+
+  void TearDown() override {
+    for (int pid : BackgroundFlushes()) kill(pid, SIGKILL);
   }
 
   std::vector<std::string> Patch(int64_t n) {

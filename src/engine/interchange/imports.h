@@ -78,8 +78,13 @@ Result<std::optional<MirrorTarget>> FindMirror(Txn& txn, const std::string& path
 Result<std::vector<std::string>> MirrorPaths(Txn& txn);
 // The bound mirrors whose file is older than their run's newest event (its
 // head, engine/ledger/witness.h, is before it, or it has none): a process
-// stopped between a commit and the mirror's rewrite.
+// stopped between a commit and the mirror's rewrite. Also those whose head
+// this store did not write (MirrorHeadIsOurs).
 Result<std::vector<MirrorTarget>> MirrorsBehind(Txn& txn);
+// Whether the file at "path" carries a head (witness.h) this store wrote:
+// the event at its seq has its hash. Another store's file, or one written
+// before an accepted loss, does not — and says nothing of what it holds.
+Result<bool> MirrorHeadIsOurs(Txn& txn, const std::string& path);
 
 }  // namespace baton
 

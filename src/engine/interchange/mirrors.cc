@@ -178,15 +178,34 @@ Result<std::optional<MirrorTarget>> FindMirror(Txn& txn, const std::string& path
 
 Result<std::vector<std::string>> MirrorPaths(Txn& txn) { return ListMirrorPaths(txn); }
 
+namespace {
+
+Result<bool> HeadIsOurs(Txn& txn, const Witness& seen) {
+  ASSIGN_OR_RETURN(std::optional<std::string> hash, FindEventHash(txn, seen.head.seq));
+  return hash && *hash == seen.head.hash;
+}
+
+}  // namespace
+
 Result<std::vector<MirrorTarget>> MirrorsBehind(Txn& txn) {
   ASSIGN_OR_RETURN(std::vector<MirrorRow> rows, ListMirrorRows(txn, std::nullopt));
   std::vector<MirrorTarget> out;
   for (const MirrorRow& m : rows) {
     ASSIGN_OR_RETURN(int64_t newest, LastMirroredEventSeq(txn, m.run_id));
     const std::optional<Witness> seen = ReadMirrorHead(m.path);
-    if (!seen || seen->head.seq < newest) out.push_back(TargetOf(m));
+    bool ours = false;
+    if (seen && seen->head.seq >= newest) {
+      ASSIGN_OR_RETURN(ours, HeadIsOurs(txn, *seen));
+    }
+    if (!ours) out.push_back(TargetOf(m));
   }
   return out;
+}
+
+Result<bool> MirrorHeadIsOurs(Txn& txn, const std::string& path) {
+  const std::optional<Witness> seen = ReadMirrorHead(path);
+  if (!seen) return false;
+  return HeadIsOurs(txn, *seen);
 }
 
 }  // namespace baton
