@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "util/json_util.h"
+#include "util/subprocess.h"
 
 namespace baton::testing {
 
@@ -43,18 +44,15 @@ bool Eventually(const std::function<bool()>& done, int64_t timeout_ms) {
 
 namespace {
 
-// The pids of /proc whose process is not a zombie.
+// The pids of /proc whose process is not a zombie (util/subprocess.h
+// ProcessStartTicks answers -1 for one).
 std::vector<int> LiveProcesses() {
   std::vector<int> pids;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = e.path().filename().string();
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat_in(e.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(stat_in)), std::istreambuf_iterator<char>());
-    const size_t paren = stat.rfind(')');
-    if (paren == std::string::npos || stat.compare(paren, 4, ") Z ") == 0) continue;
-    pids.push_back(std::stoi(name));
+    if (ProcessStartTicks(std::stoll(name)) >= 0) pids.push_back(std::stoi(name));
   }
   return pids;
 }
