@@ -70,7 +70,7 @@ std::string Chain(int nodes, Work work) {
   for (int i = 0; i < nodes; ++i) {
     const std::string next = i + 1 < nodes ? "n" + std::to_string(i + 1) : "END";
     std::string code = "local _ = 0";
-    if (work == Work::kBigState) code = "state.count = " + std::to_string(i + 1);
+    if (work == Work::kBigState) code = "context.count = " + std::to_string(i + 1);
     if (work == Work::kHistory) {
       code = "table.insert(state.conversationHistory, {type = 'assistant', content = 'message " +
              std::to_string(i) + " " + filler + "', timestamp = os.date('!%Y-%m-%dT%H:%M:%SZ')})";

@@ -32,7 +32,8 @@ namespace {
 const std::vector<std::string> kGrowing = {
     "events",   "runs",           "tasks",    "task_deps",         "messages",
     "chat_messages", "questions", "handoffs", "approvals",         "sessions",
-    "usage",    "graph_checkpoints", "graph_messages", "idempotency", "inbox_dismissals"};
+    "usage",    "graph_checkpoints", "graph_messages", "graph_context_values", "idempotency",
+    "inbox_dismissals"};
 
 bool Growing(const std::string& table) {
   for (const std::string& t : kGrowing) {

@@ -16,6 +16,7 @@
 
 #include "engine/ledger/writer.h"
 #include "store/migrations/migrations.h"
+#include "store/tables/graph_context_table.h"
 #include "store/tables/graph_message_table.h"
 #include "store/tables/run_table.h"
 #include "test_env.h"
@@ -42,13 +43,14 @@ int64_t CountRows(Store& store, const std::string& sql) {
 }
 
 // Makes "txn"'s store what migration 10 left (for tests of a store made
-// before migrations 11 and 12; 13 and 14 go too, as they came after them).
+// before migrations 11 and 12; 13 to 15 go too, as they came after them).
 void UndoMigrationsFromEleven(Txn& txn) {
   for (const char* sql :
        {"DROP TRIGGER projects_added", "DROP TRIGGER projects_removed", "DROP TRIGGER runs_added",
         "DROP TRIGGER runs_removed", "DROP TRIGGER tasks_added", "DROP TRIGGER tasks_removed",
         "DROP TABLE row_counts", "DROP INDEX events_run_kind", "DROP INDEX runs_updated",
         "DROP INDEX questions_open", "DROP TABLE ledger_archives", "DROP TABLE graph_initials",
+        "DROP TABLE graph_context_values",
         "DELETE FROM schema_migrations WHERE version >= 11"}) {
     ASSERT_TRUE(txn.Exec(sql, {}).ok()) << sql;
   }
@@ -240,7 +242,7 @@ TEST(StoreTest, PatchingARunContextSetsAndRemovesOnlyTheNamedKeys) {
     for (const Json& k : c.unset) expected.erase(k.get<std::string>());
     auto txn = (*conn)->Begin(TxnMode::kWrite);
     ASSERT_TRUE(txn.ok());
-    Status s = PatchRunContextRow(**txn, "r", c.set, c.unset);
+    Status s = PatchGraphContextRow(**txn, "r", c.set, c.unset);
     ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_TRUE((*txn)->Commit().ok());
     auto read = (*conn)->Begin(TxnMode::kRead);
@@ -262,10 +264,88 @@ TEST(StoreTest, PatchingARunContextSetsAndRemovesOnlyTheNamedKeys) {
   auto txn = (*conn)->Begin(TxnMode::kWrite);
   ASSERT_TRUE(txn.ok());
   ASSERT_TRUE((*txn)->Exec("UPDATE runs SET context = '[1, 2]'", {}).ok());
-  ASSERT_TRUE(PatchRunContextRow(**txn, "r", {{"a", 1}}, Json::array()).ok());
+  ASSERT_TRUE(PatchGraphContextRow(**txn, "r", {{"a", 1}}, Json::array()).ok());
   Result<baton::Run> loaded = LoadRunRow(**txn, "r");
   ASSERT_TRUE(loaded.ok());
   EXPECT_EQ(loaded->context, Json({{"a", 1}}));
+}
+
+// A graph run's large context values (issue 21 item 3) live one per row
+// beside its row, so a node's patch of a small key does not make the
+// storage engine re-read them; a value moves between the two as it grows
+// or shrinks, and every reader sees the context whole. Another run's
+// context stays in its row whatever its size.
+TEST(StoreTest, AGraphRunsLargeContextValuesLiveBesideItsRow) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("c.db"));
+  auto conn = store->Connect();
+  ASSERT_TRUE(conn.ok());
+  const std::string big(kSplitContextBytes, 'b');
+  auto run_with = [&](const std::string& id, const std::string& profile) {
+    return baton::Run{.id = id, .profile = profile, .machine = "graph.run", .status = "running",
+                      .context = {{"blob", big}, {"n", 1}},
+                      .meta = {{"conversationHistory", Json::array()}},
+                      .created_at = "now", .updated_at = "now"};
+  };
+  auto write = [&](const std::function<Status(Txn&)>& change) {
+    auto txn = (*conn)->Begin(TxnMode::kWrite);
+    ASSERT_TRUE(txn.ok());
+    Status s = change(**txn);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE((*txn)->Commit().ok());
+  };
+  // What the row holds, what is apart, and what a reader sees.
+  auto stored = [&](const std::string& id) {
+    const std::string row = CountRows(*store, "SELECT length(context) FROM runs WHERE id = '" + id +
+                                                  "'") >= int64_t(kSplitContextBytes)
+                                ? "in row"
+                                : "small row";
+    std::string apart;
+    auto read = (*conn)->Begin(TxnMode::kRead);
+    Result<std::vector<Row>> keys = (*read)->Query(
+        "SELECT key FROM graph_context_values WHERE run_id = ? ORDER BY key", {SqlText(id)});
+    for (const Row& r : *keys) apart += r.Str(0) + " ";
+    return row + "; apart: " + apart;
+  };
+  auto context = [&](const std::string& id) {
+    auto read = (*conn)->Begin(TxnMode::kRead);
+    Result<baton::Run> loaded = LoadRunRow(**read, id);
+    EXPECT_TRUE(loaded.ok());
+    return loaded.ok() ? loaded->context : Json();
+  };
+  write([&](Txn& txn) { return InsertRunRow(txn, run_with("g", "graph")); });
+  write([&](Txn& txn) { return InsertRunRow(txn, run_with("plain", "baton")); });
+  EXPECT_EQ(stored("g"), "small row; apart: blob ");
+  EXPECT_EQ(stored("plain"), "in row; apart: ");
+  EXPECT_EQ(context("g"), Json({{"blob", big}, {"n", 1}}));
+  EXPECT_EQ(context("plain"), Json({{"blob", big}, {"n", 1}}));
+
+  // A node sets a small key: the value apart is not touched.
+  write([&](Txn& txn) { return PatchGraphContextRow(txn, "g", {{"n", 2}}, Json::array()); });
+  EXPECT_EQ(stored("g"), "small row; apart: blob ");
+  EXPECT_EQ(context("g"), Json({{"blob", big}, {"n", 2}}));
+  // The large value shrinks into the row; a small one grows out of it.
+  write([&](Txn& txn) {
+    return PatchGraphContextRow(txn, "g", {{"blob", "small"}, {"n", big + "n"}}, Json::array());
+  });
+  EXPECT_EQ(stored("g"), "small row; apart: n ");
+  EXPECT_EQ(context("g"), Json({{"blob", "small"}, {"n", big + "n"}}));
+  // Removed, from wherever it is.
+  write([&](Txn& txn) { return PatchGraphContextRow(txn, "g", Json::object(), {"n", "blob"}); });
+  EXPECT_EQ(stored("g"), "small row; apart: ");
+  EXPECT_EQ(context("g"), Json::object());
+  // Written whole (a reset), then the run stored whole (a status change).
+  write([&](Txn& txn) { return StoreGraphContextRow(txn, "g", {{"x", big}, {"y", big}, {"z", 0}}); });
+  EXPECT_EQ(stored("g"), "small row; apart: x y ");
+  baton::Run whole = run_with("g", "graph");
+  write([&](Txn& txn) { return StoreRunRow(txn, whole, "later"); });
+  EXPECT_EQ(stored("g"), "small row; apart: blob ");
+  // Listed runs come whole too.
+  auto read = (*conn)->Begin(TxnMode::kRead);
+  Result<std::vector<baton::Run>> listed = ListRunRows(**read, RunFilter{.limit = 10});
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 2u);
+  for (const baton::Run& r : *listed) EXPECT_EQ(r.context, Json({{"blob", big}, {"n", 1}})) << r.id;
 }
 
 TEST(StoreTest, ProcessesOpeningANewStoreAtOnceAllSucceed) {

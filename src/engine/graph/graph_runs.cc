@@ -362,7 +362,7 @@ Result<Json> CommitGraphNode(OpContext& ctx, const Json& in) {
                                       in.value("updates", Json::object()),
                                       in.value("removed", Json::array()),
                                       in.value("history_append", Json::array()));
-  RETURN_IF_ERROR(PatchRunContextRow(ctx.txn, id, delta.value("set", Json::object()),
+  RETURN_IF_ERROR(PatchGraphContextRow(ctx.txn, id, delta.value("set", Json::object()),
                                      delta.value("unset", Json::array())));
   if (auto append = delta.find("append"); append != delta.end()) {
     RETURN_IF_ERROR(AppendGraphMessages(ctx.txn, id, append->at(kGraphHistoryKey)));
@@ -652,7 +652,7 @@ Result<Json> ResetGraphRun(OpContext& ctx, const Json& in) {
                                                     .payload = {{"seq", seq}, {"entry", entry}}}));
   RETURN_IF_ERROR(InsertWholeCheckpoint(ctx, run, seq, "reset", entry, event));
   RETURN_IF_ERROR(StoreGraphRun(ctx, run));
-  RETURN_IF_ERROR(StoreRunContextRow(ctx.txn, id, run.context));
+  RETURN_IF_ERROR(StoreGraphContextRow(ctx.txn, id, run.context));
   RETURN_IF_ERROR(ReplaceGraphMessages(ctx.txn, id, History(run)));
   return AnswerRun(ctx.txn, id);
 }

@@ -32,7 +32,7 @@ Result<Run> LoadGraphRun(Txn& txn, const std::string& id,
 // Writes what the steps of a run's life change: status, cursor, meta. Not
 // the state: a reset writes the whole initial state, a start or a fork
 // makes the run with it. A node's commit writes none of it whole: only
-// what the node changed (StoreGraphStepRow, PatchRunContextRow,
+// what the node changed (StoreGraphStepRow, PatchGraphContextRow,
 // AppendGraphMessages).
 Status StoreGraphRun(OpContext& ctx, const Run& run);
 

@@ -490,6 +490,19 @@ CREATE TABLE graph_initials (
   context TEXT NOT NULL
 )
 )SQL"},
+    // A graph run's large context values (kSplitContextBytes and up), one
+    // row per key, out of the run's row, which a node's commit patches
+    // (issue 21 item 3; store/tables/graph_context_table.h). Runs made
+    // before keep theirs in the row until it is next written whole or the
+    // node sets that key.
+    {15, "graph runs' large context values beside the run, one row per key", R"SQL(
+CREATE TABLE graph_context_values (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (run_id, key)
+)
+)SQL"},
 };
 
 // Splits a migration into statements. Migrations are ours, so a plain split

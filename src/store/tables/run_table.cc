@@ -3,6 +3,7 @@
 #include <map>
 #include <utility>
 
+#include "store/tables/graph_context_table.h"
 #include "store/tables/graph_message_table.h"
 #include "store/tables/row_values.h"
 #include "util/json_util.h"
@@ -73,6 +74,36 @@ Status LoadInitials(Txn& txn, std::vector<Run*> runs) {
                                  JsonArrayElementsSql(txn.dialect()) + ")",
                              {SqlText(CanonicalJson(ids))}));
   for (const Row& r : rows) by_id[r.Str(0)]->meta["graph"]["initial"] = JsonOr(r, 1, Json::object());
+  return Status();
+}
+
+// "run"'s context as stored: a graph run's large values apart from its row.
+SplitContext StoredContext(const Run& run) {
+  if (HasConversation(run)) return SplitGraphContext(run.context);
+  return SplitContext{.in_row = run.context};
+}
+
+// What a graph run's row and graph_context_values hold beside it, written
+// whole: a new run, a run stored whole, an import.
+Status StoreGraphParts(Txn& txn, const Run& run, const SplitContext& context) {
+  if (!HasConversation(run)) return Status();
+  RETURN_IF_ERROR(StoreInitial(txn, run));
+  return ReplaceGraphContextValues(txn, run.id, context.apart);
+}
+
+// Puts graph runs' large context values back into their context.
+Status LoadContextValues(Txn& txn, const std::vector<Run*>& runs) {
+  std::vector<std::string> ids;
+  for (const Run* run : runs) {
+    if (HasConversation(*run)) ids.push_back(run->id);
+  }
+  if (ids.empty()) return Status();
+  ASSIGN_OR_RETURN(auto values, LoadGraphContextValues(txn, ids));
+  for (Run* run : runs) {
+    auto it = values.find(run->id);
+    if (it == values.end() || !run->context.is_object()) continue;
+    for (auto& [key, value] : it->second.items()) run->context[key] = std::move(value);
+  }
   return Status();
 }
 
@@ -229,6 +260,7 @@ Result<Run> LoadRunRow(Txn& txn, const std::string& id, RunConversation conversa
     SetConversation(run, std::move(messages));
   }
   RETURN_IF_ERROR(LoadInitials(txn, {&run}));
+  RETURN_IF_ERROR(LoadContextValues(txn, {&run}));
   return run;
 }
 
@@ -243,6 +275,7 @@ Result<Run> LoadRunRowWithoutState(Txn& txn, const std::string& id) {
 }
 
 Status InsertRunRow(Txn& txn, const Run& run) {
+  const SplitContext context = StoredContext(run);
   RETURN_IF_ERROR(txn
       .Exec(
           "INSERT INTO runs (id, project_id, profile, machine, status, title, cursor, "
@@ -252,23 +285,24 @@ Status InsertRunRow(Txn& txn, const Run& run) {
            SqlText(run.profile), SqlText(run.machine), SqlText(run.status), SqlText(run.title),
            SqlNullable(run.cursor),
            SqlNullable(run.cursor_index),
-           SqlText(CanonicalJson(run.context)), SqlText(MetaText(run)),
+           SqlText(CanonicalJson(context.in_row)), SqlText(MetaText(run)),
            SqlText(run.created_at), SqlText(run.updated_at)})
       .status());
   if (!HasConversation(run)) return Status();
-  RETURN_IF_ERROR(StoreInitial(txn, run));
+  RETURN_IF_ERROR(StoreGraphParts(txn, run, context));
   return ReplaceGraphMessages(txn, run.id, ConversationOf(run));
 }
 
 Status StoreRunRow(Txn& txn, const Run& run, const std::string& now) {
+  const SplitContext context = StoredContext(run);
   RETURN_IF_ERROR(txn
       .Exec(
           "UPDATE runs SET status = ?, context = ?, meta = ?, "
           "version = version + 1, updated_at = ? WHERE id = ?",
-          {SqlText(run.status), SqlText(CanonicalJson(run.context)), SqlText(MetaText(run)),
+          {SqlText(run.status), SqlText(CanonicalJson(context.in_row)), SqlText(MetaText(run)),
            SqlText(now), SqlText(run.id)})
       .status());
-  return StoreInitial(txn, run);
+  return StoreGraphParts(txn, run, context);
 }
 
 Result<std::optional<int64_t>> BumpRunVersion(Txn& txn, const std::string& id,
@@ -315,6 +349,7 @@ Result<std::vector<Run>> ListRunRows(Txn& txn, const RunFilter& filter) {
     graphs.push_back(&run);
   }
   RETURN_IF_ERROR(LoadInitials(txn, graphs));
+  RETURN_IF_ERROR(LoadContextValues(txn, graphs));
   return runs;
 }
 
@@ -351,17 +386,18 @@ std::optional<RunLabel> RunLabelAt(const Row& r, size_t at) {
 }
 
 Status UpdateImportedRun(Txn& txn, const Run& run) {
+  const SplitContext context = StoredContext(run);
   RETURN_IF_ERROR(txn
       .Exec(
           "UPDATE runs SET status = ?, title = ?, cursor = ?, cursor_index = ?, context = ?, "
           "meta = ?, version = version + 1, updated_at = ? WHERE id = ?",
           {SqlText(run.status), SqlText(run.title), SqlNullable(run.cursor),
            SqlNullable(run.cursor_index),
-           SqlText(CanonicalJson(run.context)), SqlText(MetaText(run)),
+           SqlText(CanonicalJson(context.in_row)), SqlText(MetaText(run)),
            SqlText(run.updated_at), SqlText(run.id)})
       .status());
   if (!HasConversation(run)) return Status();
-  RETURN_IF_ERROR(StoreInitial(txn, run));
+  RETURN_IF_ERROR(StoreGraphParts(txn, run, context));
   return ReplaceGraphMessages(txn, run.id, ConversationOf(run));
 }
 
@@ -446,14 +482,26 @@ Status StoreGraphRunRow(Txn& txn, const Run& run, const std::string& now) {
   return StoreInitial(txn, run);
 }
 
-Status StoreRunContextRow(Txn& txn, const std::string& id, const Json& context) {
-  return txn
-      .Exec("UPDATE runs SET context = ? WHERE id = ?", {SqlText(CanonicalJson(context)), SqlText(id)})
-      .status();
+Status StoreGraphContextRow(Txn& txn, const std::string& id, const Json& context) {
+  const SplitContext split = SplitGraphContext(context);
+  RETURN_IF_ERROR(txn
+      .Exec("UPDATE runs SET context = ? WHERE id = ?",
+            {SqlText(CanonicalJson(split.in_row)), SqlText(id)})
+      .status());
+  return ReplaceGraphContextValues(txn, id, split.apart);
 }
 
-Status PatchRunContextRow(Txn& txn, const std::string& id, const Json& set, const Json& unset) {
-  return PatchRunJson(txn, id, "context", "", set, unset);
+Status PatchGraphContextRow(Txn& txn, const std::string& id, const Json& set, const Json& unset) {
+  // A key goes to the row or apart by its new value's size, and leaves the
+  // other place (where an earlier value of another size may be).
+  const SplitContext split = SplitGraphContext(set);
+  Json row_unset = unset;
+  for (const auto& [key, text] : split.apart) row_unset.push_back(key);
+  std::vector<std::string> drop;
+  for (auto it = split.in_row.begin(); it != split.in_row.end(); ++it) drop.push_back(it.key());
+  for (const Json& key : unset) drop.push_back(key.get<std::string>());
+  RETURN_IF_ERROR(PatchRunJson(txn, id, "context", "", split.in_row, row_unset));
+  return PatchGraphContextValues(txn, id, split.apart, drop);
 }
 
 Status StoreGraphStepRow(Txn& txn, const Run& run, const Json& graph_set, const Json& graph_unset,

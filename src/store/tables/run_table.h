@@ -35,7 +35,11 @@ extern const char kRunColumns[];
 // initial context (meta.graph.initial) is kept the same way, in the
 // graph_initials table (migration 14): loaded back into the meta, written
 // there whenever a meta that carries it is written (a run stored before
-// migration 14 keeps it in its meta until then).
+// migration 14 keeps it in its meta until then). And its context's large
+// values (kSplitContextBytes and up) are kept one per row in
+// graph_context_values (graph_context_table.h, migration 15): put back into
+// the context when the run is loaded, written there when a context is
+// (a run stored before keeps them in its row until then).
 
 // The row alone: a graph run's meta has no conversation.
 Run RunFromRow(const Row& row);
@@ -175,7 +179,7 @@ Status SetSinfoniaRunCursor(Txn& txn, const std::string& run_id, const std::stri
 
 // What the graph runner writes back after each step: run "run.id"'s
 // status, cursor and cursor_index (none: NULL) and meta — not its context,
-// which only StoreRunContextRow and PatchRunContextRow write; the version is
+// which only StoreGraphContextRow and PatchGraphContextRow write; the version is
 // bumped and updated_at set to "now".
 Status StoreGraphRunRow(Txn& txn, const Run& run, const std::string& now);
 
@@ -187,18 +191,19 @@ Status StoreGraphRunRow(Txn& txn, const Run& run, const std::string& now);
 Status StoreGraphStepRow(Txn& txn, const Run& run, const Json& graph_set, const Json& graph_unset,
                          const std::string& now);
 
-// Run "id"'s whole context (a reset).
-Status StoreRunContextRow(Txn& txn, const std::string& id, const Json& context);
+// Graph run "id"'s whole context (a reset).
+Status StoreGraphContextRow(Txn& txn, const std::string& id, const Json& context);
 
-// What a graph node changed in run "id"'s context, written as that: the
-// keys of "set" (an object) take its values, the keys named in "unset" (an
-// array of strings) go. The rest of the stored context is not rewritten by
-// us: the storage engine edits the stored text (SQLite's json_set and
+// What a graph node changed in graph run "id"'s context, written as that:
+// the keys of "set" (an object) take its values, the keys named in "unset"
+// (an array of strings) go; a large value goes to its own row. The rest of
+// the stored context is not rewritten by us: the storage engine edits the
+// row's text, which holds no large value (SQLite's json_set and
 // json_remove, the one statement here that is not portable as written;
 // PostgreSQL says it as (context::jsonb - keys) || set). Keys the path syntax
 // cannot name (empty, escaped in JSON, non-ASCII) make it a read, merge
 // and write.
-Status PatchRunContextRow(Txn& txn, const std::string& id, const Json& set, const Json& unset);
+Status PatchGraphContextRow(Txn& txn, const std::string& id, const Json& set, const Json& unset);
 
 // The stored meta of the graph runs whose meta may name "run_id" as the run
 // they were forked from: the text narrows, the caller parses and decides.
