@@ -349,6 +349,51 @@ TEST(IntegrityTest, WitnessFileHoldsTheHeadAfterEachWrite) {
   }
 }
 
+// The writer keeps the witness file open between commits: a file removed
+// or renamed over while it runs is written again at the next commit (the
+// head never goes to a file no one can read), and a symbolic link planted
+// at its path is not followed — the file it names keeps its bytes.
+TEST(IntegrityTest, AWitnessFileRemovedOrReplacedIsWrittenAgainAndASymlinkIsNotFollowed) {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  const std::string store = dir.File("baton.db");
+  const std::string witness = store + ".head";
+  auto api = OpenApi(store);
+  const std::string run = MustCall(*api, "run.create", {{"profile", "baton"}})["id"];
+  auto head_seq = [&] {
+    std::ifstream in(witness);
+    Json record = Json::parse(in, nullptr, false);
+    return record.is_object() ? record["seq"] : Json();
+  };
+  auto write = [&](const std::string& what) {
+    return MustCall(*api, "run.add_progress", {{"id", run}, {"description", what}})["seq"];
+  };
+  EXPECT_EQ(head_seq(), write("first"));
+  fs::remove(witness);
+  EXPECT_EQ(head_seq(), write("after removal"));
+  {
+    std::ofstream other(dir.File("other"));
+    other << "{}";
+  }
+  fs::rename(dir.File("other"), witness);
+  EXPECT_EQ(head_seq(), write("after a rename over it"));
+  EXPECT_EQ(fs::file_size(witness), 160u);
+
+  const std::string target = dir.File("precious.txt");
+  const std::string precious(4096, 'p');
+  {
+    std::ofstream out(target);
+    out << precious;
+  }
+  fs::remove(witness);
+  fs::create_symlink(target, witness);
+  write("through a symlink?");  // the commit stands; the witness is refused
+  EXPECT_TRUE(fs::is_symlink(witness));
+  std::ifstream in(target);
+  const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, precious) << "the witness was written through a symlink";
+}
+
 // A store restored from an older copy, its witness file gone with it: the
 // seed-file mirror still carries the head it was written at, and that is
 // enough to refuse writes onto a store that lost acknowledged commits.

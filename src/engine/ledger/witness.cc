@@ -1,6 +1,7 @@
 #include "engine/ledger/witness.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -189,24 +190,39 @@ Result<std::optional<Witness>> ReadWitnessFile(const std::string& path) {
   return DataLossError("ledger witness " + path + ": " + why);
 }
 
-Status WriteWitnessFile(const std::string& path, const LedgerHead& head) {
+WitnessFile::~WitnessFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status WitnessFile::Write(const LedgerHead& head) {
   std::string text = CanonicalJson(
       Json{{"seq", head.seq}, {"hash", head.hash}, {"check", RecordCheck(head.seq, head.hash)}});
   if (text.size() + 1 > kRecordBytes) return InternalError("ledger witness: record too long");
   text.resize(kRecordBytes - 1, ' ');
   text += '\n';
-  // Rewritten in place, one fixed-size record, no fsync: a rename per batch
-  // costs a journal flush (about a millisecond on ext4), a pwrite a
-  // microsecond. A killed process leaves the record whole (the page cache
-  // survives it); it is written after the commit, so it is never ahead of a
-  // store that kept its commits.
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return InternalError("ledger witness " + path + ": open: " + std::strerror(errno));
-  const ssize_t n = ::pwrite(fd, text.data(), text.size(), 0);
+  // Rewritten in place, no fsync: a rename per batch costs a journal flush
+  // (about a millisecond on ext4), a pwrite a microsecond. It is written
+  // after the commit, so it is never ahead of a store that kept its commits.
+  struct stat held;
+  if (fd_ >= 0 && (::fstat(fd_, &held) != 0 || held.st_nlink == 0)) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  const bool opened = fd_ < 0;
+  if (opened) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd_ < 0) return InternalError("ledger witness " + path_ + ": open: " + std::strerror(errno));
+  }
+  const ssize_t n = ::pwrite(fd_, text.data(), text.size(), 0);
   const int saved = errno;
-  const bool ok = n == static_cast<ssize_t>(text.size()) && ::ftruncate(fd, kRecordBytes) == 0;
-  ::close(fd);
-  if (!ok) return InternalError("ledger witness " + path + ": write: " + std::strerror(saved));
+  // A file found longer (written by hand, another version) loses its tail.
+  const bool ok = n == static_cast<ssize_t>(text.size()) &&
+                  (!opened || ::ftruncate(fd_, kRecordBytes) == 0);
+  if (!ok) {
+    ::close(fd_);
+    fd_ = -1;
+    return InternalError("ledger witness " + path_ + ": write: " + std::strerror(saved));
+  }
   return Status();
 }
 

@@ -63,13 +63,30 @@ std::string WitnessPath(const std::string& store_file);
 // path when it exists but holds no whole record (read three times).
 Result<std::optional<Witness>> ReadWitnessFile(const std::string& path);
 
-// Rewrites the witness file in place: one fixed-size record {seq, hash,
-// check} (check: a digest of seq and hash, so that a record read while it is
-// rewritten is known torn), without rename or fsync. A killed process leaves
-// it whole (the page cache survives); after a power cut it may name an older
-// head or be unreadable, which weakens the check but never accuses a store
-// that kept its commits (see docs/security-integrity.md).
-Status WriteWitnessFile(const std::string& path, const LedgerHead& head);
+// The witness file a writer keeps: Write rewrites it in place, one
+// fixed-size record {seq, hash, check} (check: a digest of seq and hash, so
+// that a record read while it is rewritten is known torn), without rename
+// or fsync. A killed process leaves it whole (the page cache survives);
+// after a power cut it may name an older head or be unreadable, which
+// weakens the check but never accuses a store that kept its commits (see
+// docs/security-integrity.md). The file stays open between writes, so a
+// commit costs one pwrite and one fstat; it is opened again when the file
+// held is no longer at its path (removed, or another renamed over it), and
+// a symbolic link at the path is refused, not followed.
+class WitnessFile {
+ public:
+  explicit WitnessFile(std::string path) : path_(std::move(path)) {}
+  ~WitnessFile();
+  WitnessFile(const WitnessFile&) = delete;
+  WitnessFile& operator=(const WitnessFile&) = delete;
+
+  const std::string& path() const { return path_; }
+  Status Write(const LedgerHead& head);
+
+ private:
+  const std::string path_;
+  int fd_ = -1;
+};
 
 // Seed-file mirrors carry the head they were rendered at in the extended
 // attribute "user.baton.head" ("<seq> <hash>"), so their text stays exactly

@@ -36,7 +36,7 @@ void KeepFreedMemoryForReuse() {
 Writer::Writer(std::unique_ptr<Connection> conn, int max_batch)
     : conn_(std::move(conn)),
       max_batch_(max_batch < 1 ? 1 : max_batch),
-      witness_path_(WitnessPath(conn_->file_path())) {
+      witness_file_(WitnessPath(conn_->file_path())) {
   KeepFreedMemoryForReuse();
   // At start-up, before any write: a server refuses from its first request.
   CheckIntegrity();
@@ -100,8 +100,8 @@ void Writer::CheckIntegrity() {
   }
   // The witness first, the store second: a witness is written after its
   // commit, so read in this order it is never ahead of a whole store.
-  if (!witness_path_.empty()) {
-    Result<std::optional<Witness>> file = ReadWitnessFile(witness_path_);
+  if (!witness_file_.path().empty()) {
+    Result<std::optional<Witness>> file = ReadWitnessFile(witness_file_.path());
     if (!file.ok()) {
       // No evidence either way; the next commit rewrites it.
       std::cerr << "baton: warning: " << file.status().message() << "\n";
@@ -148,9 +148,9 @@ void Writer::CheckIntegrity() {
 }
 
 void Writer::WriteWitness(const LedgerHead& head) {
-  if (witness_path_.empty()) return;
+  if (witness_file_.path().empty()) return;
   if (witnessed_ && witnessed_->seq == head.seq && witnessed_->hash == head.hash) return;
-  Status s = WriteWitnessFile(witness_path_, head);
+  Status s = witness_file_.Write(head);
   if (s.ok()) {
     witnessed_ = head;
     MutexLock lock(&mu_);
@@ -330,7 +330,7 @@ void Writer::RunBatch(std::vector<Item*>& batch) {
   } else if (RunItems(**txn, batch, results, refused, &accepted)) {
     const bool any_ok =
         std::any_of(results.begin(), results.end(), [](const Result<Json>& r) { return r.ok(); });
-    if (any_ok && !witness_path_.empty()) {
+    if (any_ok && !witness_file_.path().empty()) {
       Result<LedgerHead> h = LedgerHeadNow(**txn);
       if (h.ok()) head = *h;
     }

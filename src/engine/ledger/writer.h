@@ -146,8 +146,8 @@ class Writer {
   Mutex direct_mu_;  // serialises direct-mode batches on conn_
   std::thread thread_;
 
-  // "<store>.head", or "" for a store in memory.
-  const std::string witness_path_;
+  // "<store>.head" (a path of "" for a store in memory: none is written).
+  WitnessFile witness_file_;
   std::vector<Witness> extra_witnesses_ GUARDED_BY(mu_);
   Status refusal_ GUARDED_BY(mu_);
   bool refusal_acceptable_ GUARDED_BY(mu_) = false;  // accept-loss may pass
