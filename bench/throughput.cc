@@ -14,6 +14,10 @@
 //   raw sqlite            1 thread: BEGIN IMMEDIATE; INSERT one row; COMMIT
 //                         (WAL, synchronous=FULL) — the one-commit-per-change rate
 //   raw sqlite, batched   the same with 100 INSERTs per commit
+//   raw sqlite, same rows the rows 100 run.add_progress write (the run's
+//                         version, the event, the ledger head) per commit,
+//                         in baton's schema: the storage engine's own cost
+//                         of the engine rows' work
 //   engine, N submitters  N threads calling Api::Call("run.add_progress") with
 //                         group commit at durability full
 //   http, N clients       N keep-alive HTTP clients POSTing the same operation
@@ -119,6 +123,86 @@ std::vector<std::string> MakeRuns(Api& api, int n) {
   return runs;
 }
 
+// Operations per second when SQLite itself writes the rows one
+// run.add_progress writes — the run's version bumped (runs and its
+// updated_at index), its event (events and three indexes), the ledger
+// head — 100 operations per fsync'd commit, in baton's own schema, with
+// nothing of the engine (no JSON, no SHA-256, no savepoint, no thread):
+// what the storage engine itself costs for the same work. "cpu_micros":
+// the CPU per operation.
+double RawSameRowsRate(const std::string& path, double seconds, int runs_to_use,
+                       double* cpu_micros) {
+  std::vector<std::string> runs;
+  {
+    auto api = OpenBenchApi(path);  // the schema, and runs to write to
+    runs = MakeRuns(*api, runs_to_use);
+  }
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", nullptr, nullptr, nullptr);
+  sqlite3_stmt* bump = nullptr;
+  sqlite3_stmt* event = nullptr;
+  sqlite3_stmt* head = nullptr;
+  sqlite3_prepare_v2(db,
+                     "UPDATE runs SET version = version + 1, updated_at = ? WHERE id = ? "
+                     "RETURNING version",
+                     -1, &bump, nullptr);
+  sqlite3_prepare_v2(db,
+                     "INSERT INTO events (seq, time, run_id, actor_id, actor_role, kind, summary, "
+                     "payload, files, refs, prev_hash, hash) VALUES "
+                     "(?, ?, ?, ?, 'agent', 'run.progress', ?, ?, '[]', '[]', ?, ?)",
+                     -1, &event, nullptr);
+  sqlite3_prepare_v2(db,
+                     "INSERT INTO ledger_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) "
+                     "DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+                     -1, &head, nullptr);
+  sqlite3_stmt* last = nullptr;
+  sqlite3_prepare_v2(db, "SELECT COALESCE(MAX(seq), 0) FROM events", -1, &last, nullptr);
+  sqlite3_step(last);
+  int64_t seq = sqlite3_column_int64(last, 0);
+  sqlite3_finalize(last);
+  const std::string hash(64, 'a');
+  const std::string time = "2026-11-28T08:00:00.000Z";
+  int64_t n = 0;
+  const double cpu_before = bench::ProcessCpuSeconds();
+  const auto start = Clock::now();
+  const auto end = start + std::chrono::duration<double>(seconds);
+  while (Clock::now() < end) {
+    sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+    for (int i = 0; i < 100; ++i, ++n) {
+      const std::string& run = runs[n % runs.size()];
+      const std::string actor = "w" + std::to_string(n % runs.size());
+      const std::string summary = "step " + std::to_string(n);
+      const std::string payload =
+          "{\"agent\":\"" + actor + "\",\"description\":\"" + summary + "\"}";
+      sqlite3_bind_text(bump, 1, time.c_str(), -1, SQLITE_STATIC);
+      sqlite3_bind_text(bump, 2, run.c_str(), -1, SQLITE_STATIC);
+      sqlite3_step(bump);
+      sqlite3_reset(bump);
+      sqlite3_bind_int64(event, 1, ++seq);
+      sqlite3_bind_text(event, 2, time.c_str(), -1, SQLITE_STATIC);
+      sqlite3_bind_text(event, 3, run.c_str(), -1, SQLITE_STATIC);
+      sqlite3_bind_text(event, 4, actor.c_str(), -1, SQLITE_STATIC);
+      sqlite3_bind_text(event, 5, summary.c_str(), -1, SQLITE_STATIC);
+      sqlite3_bind_text(event, 6, payload.c_str(), -1, SQLITE_STATIC);
+      sqlite3_bind_text(event, 7, hash.c_str(), -1, SQLITE_STATIC);
+      sqlite3_bind_text(event, 8, hash.c_str(), -1, SQLITE_STATIC);
+      sqlite3_step(event);
+      sqlite3_reset(event);
+      sqlite3_bind_int64(head, 1, seq);
+      sqlite3_bind_text(head, 2, hash.c_str(), -1, SQLITE_STATIC);
+      sqlite3_step(head);
+      sqlite3_reset(head);
+    }
+    sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+  }
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  *cpu_micros = (bench::ProcessCpuSeconds() - cpu_before) * 1e6 / double(n);
+  for (sqlite3_stmt* stmt : {bump, event, head}) sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return n / elapsed;
+}
+
 Calls EngineRate(const std::string& path, int threads, double seconds, double* batch) {
   auto api = OpenBenchApi(path);
   std::vector<std::string> runs = MakeRuns(*api, threads);
@@ -196,13 +280,22 @@ int main(int argc, char** argv) {
   const double raw = baselines ? RawSqliteRate(dir + "/raw.db", args.seconds, 1, &raw_cpu) : 0;
   const double batched =
       baselines ? RawSqliteRate(dir + "/batched.db", args.seconds, 100, &batched_cpu) : 0;
-  std::printf("| what | submitters | durable ops/s | × raw | × batched | mean batch | CPU µs/op | all |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  double same_cpu = 0;
+  const double same =
+      baselines ? RawSameRowsRate(dir + "/same.db", args.seconds, 64, &same_cpu) : 0;
+  std::printf("| what | submitters | durable ops/s | × raw | × batched | × same rows | mean batch "
+              "| CPU µs/op | all |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   if (baselines) {
-    std::printf("| raw SQLite, one fsync'd commit per insert | 1 | %.0f | 1.0 | %.3f | 1 | %.1f | |\n",
-                raw, raw / batched, raw_cpu);
-    std::printf("| raw SQLite, 100 inserts per fsync'd commit | 1 | %.0f | %.1f | 1.000 | 100 | %.1f | |\n",
-                batched, batched / raw, batched_cpu);
+    std::printf("| raw SQLite, one fsync'd commit per insert | 1 | %.0f | 1.0 | %.3f | %.3f | 1 "
+                "| %.1f | |\n",
+                raw, raw / batched, raw / same, raw_cpu);
+    std::printf("| raw SQLite, 100 inserts per fsync'd commit | 1 | %.0f | %.1f | 1.000 | %.3f "
+                "| 100 | %.1f | |\n",
+                batched, batched / raw, batched / same, batched_cpu);
+    std::printf("| raw SQLite, the rows of 100 run.add_progress per fsync'd commit | 1 | %.0f | "
+                "%.1f | %.3f | 1.000 | 100 | %.1f | |\n",
+                same, same / raw, same / batched, same_cpu);
   }
   std::fflush(stdout);
   std::vector<int> counts = {1, 4, 16, 64};
@@ -212,17 +305,19 @@ int main(int argc, char** argv) {
     double batch = 0;
     Calls c = EngineRate(args.store.empty() ? dir + "/engine.db" : args.store, n, args.seconds,
                          &batch);
-    std::printf("| engine (Api::Call, group commit) | %d | %.0f | %.1f | %.3f | %.1f | %.1f | %.1f |\n",
-                n, c.per_second, c.per_second / raw, c.per_second / batched, batch,
-                c.ServedCpuMicros(), c.ProcessCpuMicros());
+    std::printf("| engine (Api::Call, group commit) | %d | %.0f | %.1f | %.3f | %.3f | %.1f | %.1f "
+                "| %.1f |\n",
+                n, c.per_second, c.per_second / raw, c.per_second / batched, c.per_second / same,
+                batch, c.ServedCpuMicros(), c.ProcessCpuMicros());
     std::fflush(stdout);
   }
   for (int n : counts) {
     if (args.only == "engine") break;
     Calls c = HttpRate(args.store.empty() ? dir + "/http.db" : args.store, n, args.seconds);
-    std::printf("| HTTP POST /v1/ops (baton serve) | %d | %.0f | %.1f | %.3f | | %.1f | %.1f |\n", n,
-                c.per_second, c.per_second / raw, c.per_second / batched, c.ServedCpuMicros(),
-                c.ProcessCpuMicros());
+    std::printf("| HTTP POST /v1/ops (baton serve) | %d | %.0f | %.1f | %.3f | %.3f | | %.1f | %.1f "
+                "|\n",
+                n, c.per_second, c.per_second / raw, c.per_second / batched, c.per_second / same,
+                c.ServedCpuMicros(), c.ProcessCpuMicros());
     std::fflush(stdout);
   }
   std::filesystem::remove_all(dir);
