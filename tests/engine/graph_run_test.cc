@@ -212,6 +212,40 @@ TEST_F(GraphRunTest, ANodeThatSetsManyKeysCommits) {
   EXPECT_EQ(context["k70"], 70);
 }
 
+// Large context values are kept apart from the run's row (issue 21 item
+// 3); what a node sees next, the checkpoint and the run shown agree: a key
+// removed by the node whose result (resultKey) names it, and keys spelled
+// with a NUL or bytes that are not UTF-8, large and then small, on both
+// backends (PostgreSQL stores no NUL in text).
+TEST_F(GraphRunTest, LargeContextValuesKeptApartReadBackAsTheNodesLeftThem) {
+  std::ofstream(work_ + "/apart.yaml") << R"yaml(
+id: apart
+initialContext: {doc: 1}
+nodes:
+  - name: A
+    type: eval
+    resultKey: doc
+    code: "context.doc = nil; for i = 1, 300 do context['key_number_' .. i] = i end; context['a\\0b'] = string.rep('x', 3000); context['k\\255'] = string.rep('y', 3000); context.gone = string.rep('z', 3000)"
+    then: B
+  - name: B
+    type: eval
+    code: "context.sawDoc = context.doc ~= nil; context['a\\0b'] = 'small'; context['k\\255'] = 'small'; context.gone = nil"
+    then: END
+)yaml";
+  const Json out = Run({{"id", "apart"}, {"file", work_ + "/apart.yaml"}});
+  ASSERT_EQ(out["status"], "completed") << out.dump();
+  const Json context = Show("apart")["context"];
+  EXPECT_EQ(context["sawDoc"], false);
+  EXPECT_FALSE(context.contains("doc")) << "a removed key came back";
+  EXPECT_FALSE(context.contains("gone"));
+  EXPECT_EQ(context[std::string("a\0b", 3)], "small");
+  EXPECT_EQ(context["k\xef\xbf\xbd"], "small");
+  EXPECT_EQ(context["key_number_300"], 300);
+  EXPECT_EQ(context.size(), 300u + 4u);  // and lastEvalResult
+  const Json at = MustCall(*api_, "graph.checkpoint", {{"id", "apart"}, {"seq", 2}});
+  EXPECT_EQ(at["state"]["context"], context);
+}
+
 // A node that waits for the file "go" in its working directory, after
 // creating "started": the test acts on the run while the node runs.
 constexpr char kGatedFlow[] = R"(

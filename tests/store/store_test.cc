@@ -304,7 +304,7 @@ TEST(StoreTest, AGraphRunsLargeContextValuesLiveBesideItsRow) {
     auto read = (*conn)->Begin(TxnMode::kRead);
     Result<std::vector<Row>> keys = (*read)->Query(
         "SELECT key FROM graph_context_values WHERE run_id = ? ORDER BY key", {SqlText(id)});
-    for (const Row& r : *keys) apart += r.Str(0) + " ";
+    for (const Row& r : *keys) apart += Json::parse(r.Str(0)).get<std::string>() + " ";  // JSON text
     return row + "; apart: " + apart;
   };
   auto context = [&](const std::string& id) {
@@ -333,6 +333,30 @@ TEST(StoreTest, AGraphRunsLargeContextValuesLiveBesideItsRow) {
   // Removed, from wherever it is.
   write([&](Txn& txn) { return PatchGraphContextRow(txn, "g", Json::object(), {"n", "blob"}); });
   EXPECT_EQ(stored("g"), "small row; apart: ");
+  EXPECT_EQ(context("g"), Json::object());
+  // A key both set and removed is removed, large or not.
+  write([&](Txn& txn) {
+    return PatchGraphContextRow(txn, "g", {{"both", big}, {"small", 1}}, {"both", "small"});
+  });
+  EXPECT_EQ(stored("g"), "small row; apart: ");
+  EXPECT_EQ(context("g"), Json::object());
+  // Keys JSON spells with escapes (a NUL, bytes that are not UTF-8, which
+  // JSON text repairs): one value each, the last one set.
+  const std::string nul("a\0b", 3);
+  const std::string not_utf8 = "k\xff";
+  write([&](Txn& txn) {
+    return PatchGraphContextRow(txn, "g", {{nul, big}, {not_utf8, big}}, Json::array());
+  });
+  EXPECT_EQ(context("g"), Json({{nul, big}, {"k\xef\xbf\xbd", big}}));
+  write([&](Txn& txn) {
+    return PatchGraphContextRow(txn, "g", {{nul, "small"}, {not_utf8, "small"}}, Json::array());
+  });
+  EXPECT_EQ(stored("g"), "small row; apart: ");
+  EXPECT_EQ(context("g"), Json({{nul, "small"}, {"k\xef\xbf\xbd", "small"}}));
+  const std::string repaired = "k\xef\xbf\xbd";  // as the stored text spells it
+  write([&](Txn& txn) { return PatchGraphContextRow(txn, "g", {{nul, big}}, {repaired}); });
+  EXPECT_EQ(context("g"), Json({{nul, big}}));
+  write([&](Txn& txn) { return PatchGraphContextRow(txn, "g", Json::object(), {nul}); });
   EXPECT_EQ(context("g"), Json::object());
   // Written whole (a reset), then the run stored whole (a status change).
   write([&](Txn& txn) { return StoreGraphContextRow(txn, "g", {{"x", big}, {"y", big}, {"z", 0}}); });

@@ -1,7 +1,8 @@
 // File: graph_context_table.h
 //
 // The graph_context_values table (migration 15): the large values of a
-// graph run's context, one row per top-level key, keyed by (run_id, key).
+// graph run's context, one row per top-level key, keyed by (run_id, key)
+// with the key as its JSON text.
 // A value whose JSON text is kSplitContextBytes or longer lives there; the
 // rest of the context stays in the run's row (runs.context). A node's
 // commit patches the keys the node set, and the storage engine edits the
@@ -44,8 +45,8 @@ SplitContext SplitGraphContext(const Json& context);
 Status ReplaceGraphContextValues(Txn& txn, const std::string& run_id,
                                  const std::map<std::string, std::string>& apart);
 
-// Sets the values "set" (canonical text by key) of run "run_id" apart and
-// drops those of "drop" (a key not kept apart is no error).
+// Drops the values of "drop" (a key not kept apart is no error), then
+// sets the values "set" (canonical text by key) of run "run_id" apart.
 Status PatchGraphContextValues(Txn& txn, const std::string& run_id,
                                const std::map<std::string, std::string>& set,
                                const std::vector<std::string>& drop);

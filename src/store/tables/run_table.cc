@@ -493,8 +493,12 @@ Status StoreGraphContextRow(Txn& txn, const std::string& id, const Json& context
 
 Status PatchGraphContextRow(Txn& txn, const std::string& id, const Json& set, const Json& unset) {
   // A key goes to the row or apart by its new value's size, and leaves the
-  // other place (where an earlier value of another size may be).
-  const SplitContext split = SplitGraphContext(set);
+  // other place (where an earlier value of another size may be). A key
+  // both set and removed is removed, as json_remove(json_set(...)) and the
+  // checkpoint's delta have it.
+  Json kept = set;
+  for (const Json& key : unset) kept.erase(key.get<std::string>());
+  const SplitContext split = SplitGraphContext(kept);
   Json row_unset = unset;
   for (const auto& [key, text] : split.apart) row_unset.push_back(key);
   std::vector<std::string> drop;
@@ -506,10 +510,16 @@ Status PatchGraphContextRow(Txn& txn, const std::string& id, const Json& set, co
 
 Status StoreGraphStepRow(Txn& txn, const Run& run, const Json& graph_set, const Json& graph_unset,
                          const std::string& now) {
-  RETURN_IF_ERROR(txn.Exec("UPDATE runs SET status = ?, cursor = ?, cursor_index = ?, "
+  RETURN_IF_ERROR(txn.Exec("UPDATE runs SET cursor = ?, cursor_index = ?, "
                            "version = version + 1, updated_at = ? WHERE id = ?",
-                           {SqlText(run.status), SqlNullable(run.cursor),
-                            SqlNullable(run.cursor_index), SqlText(now), SqlText(run.id)})
+                           {SqlNullable(run.cursor), SqlNullable(run.cursor_index), SqlText(now),
+                            SqlText(run.id)})
+                      .status());
+  // The status only when it changed: a column named in SET rewrites its
+  // index entry (runs_status) even to the same value, a page in the WAL at
+  // every node.
+  RETURN_IF_ERROR(txn.Exec("UPDATE runs SET status = ? WHERE id = ? AND status <> ?",
+                           {SqlText(run.status), SqlText(run.id), SqlText(run.status)})
                       .status());
   return PatchRunJson(txn, run.id, "meta", "graph", graph_set, graph_unset);
 }
