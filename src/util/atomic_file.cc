@@ -200,4 +200,11 @@ int RemoveStaleTemporaries(const std::string& path) {
   return removed;
 }
 
+bool SameFileAtPath(int fd, const std::string& path) {
+  struct stat open {};
+  struct stat named {};
+  return ::fstat(fd, &open) == 0 && ::stat(path.c_str(), &named) == 0 &&
+         open.st_dev == named.st_dev && open.st_ino == named.st_ino;
+}
+
 }  // namespace baton

@@ -73,6 +73,11 @@ class ByteLock {
   int fd_;
 };
 
+// Whether the file open as "fd" is the one "path" names now (not removed,
+// moved away or replaced since it was opened): a file held open between
+// writes checks it before each.
+bool SameFileAtPath(int fd, const std::string& path);
+
 // Removes the temporary files a killed writer left beside "path". Call it
 // only while holding the folder's FolderLock. Returns how many it removed.
 int RemoveStaleTemporaries(const std::string& path);

@@ -349,10 +349,11 @@ TEST(IntegrityTest, WitnessFileHoldsTheHeadAfterEachWrite) {
   }
 }
 
-// The writer keeps the witness file open between commits: a file removed
-// or renamed over while it runs is written again at the next commit (the
-// head never goes to a file no one can read), and a symbolic link planted
-// at its path is not followed — the file it names keeps its bytes.
+// The writer keeps the witness file open between commits: a file removed,
+// renamed over or moved away while it runs (or removed while another link
+// keeps it) is written again at its path at the next commit, and a symbolic
+// link planted at its path is not followed — the file it names keeps its
+// bytes.
 TEST(IntegrityTest, AWitnessFileRemovedOrReplacedIsWrittenAgainAndASymlinkIsNotFollowed) {
   namespace fs = std::filesystem;
   TempDir dir;
@@ -378,6 +379,11 @@ TEST(IntegrityTest, AWitnessFileRemovedOrReplacedIsWrittenAgainAndASymlinkIsNotF
   fs::rename(dir.File("other"), witness);
   EXPECT_EQ(head_seq(), write("after a rename over it"));
   EXPECT_EQ(fs::file_size(witness), 160u);
+  fs::rename(witness, dir.File("moved.head"));
+  EXPECT_EQ(head_seq(), write("after it was moved away"));
+  fs::create_hard_link(witness, dir.File("linked.head"));
+  fs::remove(witness);
+  EXPECT_EQ(head_seq(), write("after a second link kept it"));
 
   const std::string target = dir.File("precious.txt");
   const std::string precious(4096, 'p');

@@ -304,7 +304,8 @@ TEST(StoreTest, AGraphRunsLargeContextValuesLiveBesideItsRow) {
     auto read = (*conn)->Begin(TxnMode::kRead);
     Result<std::vector<Row>> keys = (*read)->Query(
         "SELECT key FROM graph_context_values WHERE run_id = ? ORDER BY key", {SqlText(id)});
-    for (const Row& r : *keys) apart += Json::parse(r.Str(0)).get<std::string>() + " ";  // JSON text
+    // A key is stored as its JSON text.
+    for (const Row& r : *keys) apart += Json::parse(r.Str(0)).get<std::string>() + " ";
     return row + "; apart: " + apart;
   };
   auto context = [&](const std::string& id) {
@@ -359,7 +360,9 @@ TEST(StoreTest, AGraphRunsLargeContextValuesLiveBesideItsRow) {
   write([&](Txn& txn) { return PatchGraphContextRow(txn, "g", Json::object(), {nul}); });
   EXPECT_EQ(context("g"), Json::object());
   // Written whole (a reset), then the run stored whole (a status change).
-  write([&](Txn& txn) { return StoreGraphContextRow(txn, "g", {{"x", big}, {"y", big}, {"z", 0}}); });
+  write([&](Txn& txn) {
+    return StoreGraphContextRow(txn, "g", {{"x", big}, {"y", big}, {"z", 0}});
+  });
   EXPECT_EQ(stored("g"), "small row; apart: x y ");
   baton::Run whole = run_with("g", "graph");
   write([&](Txn& txn) { return StoreRunRow(txn, whole, "later"); });

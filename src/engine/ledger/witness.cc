@@ -1,7 +1,6 @@
 #include "engine/ledger/witness.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include "engine/ledger/ledger.h"
 #include "store/tables/event_table.h"
 #include "store/tables/ledger_head_table.h"
+#include "util/atomic_file.h"
 #include "util/sha256.h"
 
 namespace baton {
@@ -203,15 +203,16 @@ Status WitnessFile::Write(const LedgerHead& head) {
   // Rewritten in place, no fsync: a rename per batch costs a journal flush
   // (about a millisecond on ext4), a pwrite a microsecond. It is written
   // after the commit, so it is never ahead of a store that kept its commits.
-  struct stat held;
-  if (fd_ >= 0 && (::fstat(fd_, &held) != 0 || held.st_nlink == 0)) {
+  if (fd_ >= 0 && !SameFileAtPath(fd_, path_)) {
     ::close(fd_);
     fd_ = -1;
   }
   const bool opened = fd_ < 0;
   if (opened) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd_ < 0) return InternalError("ledger witness " + path_ + ": open: " + std::strerror(errno));
+    if (fd_ < 0) {
+      return InternalError("ledger witness " + path_ + ": open: " + std::strerror(errno));
+    }
   }
   const ssize_t n = ::pwrite(fd_, text.data(), text.size(), 0);
   const int saved = errno;

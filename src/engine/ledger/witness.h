@@ -70,9 +70,10 @@ Result<std::optional<Witness>> ReadWitnessFile(const std::string& path);
 // after a power cut it may name an older head or be unreadable, which
 // weakens the check but never accuses a store that kept its commits (see
 // docs/security-integrity.md). The file stays open between writes, so a
-// commit costs one pwrite and one fstat; it is opened again when the file
-// held is no longer at its path (removed, or another renamed over it), and
-// a symbolic link at the path is refused, not followed.
+// commit costs a pwrite and two stats; it is opened again when the file
+// held is no longer the one at its path (removed, moved away, or another
+// renamed over it), and a symbolic link at the path is refused, not
+// followed.
 class WitnessFile {
  public:
   explicit WitnessFile(std::string path) : path_(std::move(path)) {}

@@ -20,6 +20,7 @@
 #include <unordered_map>
 
 #include "store/migrations/migrations.h"
+#include "util/atomic_file.h"
 #include "util/mutex.h"
 
 namespace baton {
@@ -356,7 +357,7 @@ class FileLead final : public Lead {
   Result<bool> Hold() override {
     // Held while the descriptor is open — and while the file is still the
     // one at the path: a newcomer would lock a file put in its place.
-    if (held_ && SameFileAtPath()) return true;
+    if (held_ && SameFileAtPath(fd_, path_)) return true;
     if (held_) {
       ::close(fd_);
       fd_ = -1;
@@ -375,13 +376,6 @@ class FileLead final : public Lead {
   }
 
  private:
-  bool SameFileAtPath() const {
-    struct stat open{};
-    struct stat named{};
-    return ::fstat(fd_, &open) == 0 && ::stat(path_.c_str(), &named) == 0 &&
-           open.st_dev == named.st_dev && open.st_ino == named.st_ino;
-  }
-
   const std::string path_;
   int fd_ = -1;
   bool held_ = false;
