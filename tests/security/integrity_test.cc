@@ -395,6 +395,11 @@ TEST(IntegrityTest, AWitnessFileRemovedOrReplacedIsWrittenAgainAndASymlinkIsNotF
   fs::create_symlink(target, witness);
   write("through a symlink?");  // the commit stands; the witness is refused
   EXPECT_TRUE(fs::is_symlink(witness));
+  // verify names the rule (it does not read the file the link names).
+  Status verified = Verify(*api, false);
+  EXPECT_NE(verified.message().find("is a symbolic link; a witness is never read or written"),
+            std::string::npos)
+      << verified.ToString();
   std::ifstream in(target);
   const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(kept, precious) << "the witness was written through a symlink";

@@ -161,10 +161,17 @@ std::string RecordCheck(int64_t seq, const std::string& hash) {
   return Sha256Hex(std::to_string(seq) + ":" + hash).substr(0, 16);
 }
 
+// Why a symbolic link at a witness's path is neither read nor written.
+constexpr char kWitnessSymlink[] =
+    ": is a symbolic link; a witness is never read or written through one (remove it)";
+
 }  // namespace
 
 Result<std::optional<Witness>> ReadWitnessFile(const std::string& path) {
   std::error_code ec;
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) {
+    return DataLossError("ledger witness " + path + kWitnessSymlink);
+  }
   if (!std::filesystem::exists(path, ec) && !ec) return std::optional<Witness>();
   std::string why = "cannot be read";
   // A read racing a rewrite may see a torn record: the check says so, and a
@@ -211,7 +218,9 @@ Status WitnessFile::Write(const LedgerHead& head) {
   if (opened) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd_ < 0) {
-      return InternalError("ledger witness " + path_ + ": open: " + std::strerror(errno));
+      const std::string why =
+          errno == ELOOP ? kWitnessSymlink : std::string(": open: ") + std::strerror(errno);
+      return InternalError("ledger witness " + path_ + why);
     }
   }
   const ssize_t n = ::pwrite(fd_, text.data(), text.size(), 0);
