@@ -77,15 +77,22 @@ Status LoadInitials(Txn& txn, std::vector<Run*> runs) {
   return Status();
 }
 
-// "run"'s context as stored: a graph run's large values apart from its row.
-SplitContext StoredContext(const Run& run) {
-  if (HasConversation(run)) return SplitGraphContext(run.context);
-  return SplitContext{.in_row = run.context};
+// "run"'s context as stored: the context column's text and, for a graph
+// run, its large values apart from the row.
+struct StoredContext {
+  std::string row;
+  std::map<std::string, std::string> apart;
+};
+
+StoredContext StoredContextOf(const Run& run) {
+  if (!HasConversation(run)) return {.row = CanonicalJson(run.context)};
+  SplitContext split = SplitGraphContext(run.context);
+  return {.row = CanonicalJson(split.in_row), .apart = std::move(split.apart)};
 }
 
 // What a graph run's row and graph_context_values hold beside it, written
 // whole: a new run, a run stored whole, an import.
-Status StoreGraphParts(Txn& txn, const Run& run, const SplitContext& context) {
+Status StoreGraphParts(Txn& txn, const Run& run, const StoredContext& context) {
   if (!HasConversation(run)) return Status();
   RETURN_IF_ERROR(StoreInitial(txn, run));
   return ReplaceGraphContextValues(txn, run.id, context.apart);
@@ -275,7 +282,7 @@ Result<Run> LoadRunRowWithoutState(Txn& txn, const std::string& id) {
 }
 
 Status InsertRunRow(Txn& txn, const Run& run) {
-  const SplitContext context = StoredContext(run);
+  const StoredContext context = StoredContextOf(run);
   RETURN_IF_ERROR(txn
       .Exec(
           "INSERT INTO runs (id, project_id, profile, machine, status, title, cursor, "
@@ -285,7 +292,7 @@ Status InsertRunRow(Txn& txn, const Run& run) {
            SqlText(run.profile), SqlText(run.machine), SqlText(run.status), SqlText(run.title),
            SqlNullable(run.cursor),
            SqlNullable(run.cursor_index),
-           SqlText(CanonicalJson(context.in_row)), SqlText(MetaText(run)),
+           SqlText(context.row), SqlText(MetaText(run)),
            SqlText(run.created_at), SqlText(run.updated_at)})
       .status());
   if (!HasConversation(run)) return Status();
@@ -294,12 +301,12 @@ Status InsertRunRow(Txn& txn, const Run& run) {
 }
 
 Status StoreRunRow(Txn& txn, const Run& run, const std::string& now) {
-  const SplitContext context = StoredContext(run);
+  const StoredContext context = StoredContextOf(run);
   RETURN_IF_ERROR(txn
       .Exec(
           "UPDATE runs SET status = ?, context = ?, meta = ?, "
           "version = version + 1, updated_at = ? WHERE id = ?",
-          {SqlText(run.status), SqlText(CanonicalJson(context.in_row)), SqlText(MetaText(run)),
+          {SqlText(run.status), SqlText(context.row), SqlText(MetaText(run)),
            SqlText(now), SqlText(run.id)})
       .status());
   return StoreGraphParts(txn, run, context);
@@ -386,14 +393,14 @@ std::optional<RunLabel> RunLabelAt(const Row& r, size_t at) {
 }
 
 Status UpdateImportedRun(Txn& txn, const Run& run) {
-  const SplitContext context = StoredContext(run);
+  const StoredContext context = StoredContextOf(run);
   RETURN_IF_ERROR(txn
       .Exec(
           "UPDATE runs SET status = ?, title = ?, cursor = ?, cursor_index = ?, context = ?, "
           "meta = ?, version = version + 1, updated_at = ? WHERE id = ?",
           {SqlText(run.status), SqlText(run.title), SqlNullable(run.cursor),
            SqlNullable(run.cursor_index),
-           SqlText(CanonicalJson(context.in_row)), SqlText(MetaText(run)),
+           SqlText(context.row), SqlText(MetaText(run)),
            SqlText(run.updated_at), SqlText(run.id)})
       .status());
   if (!HasConversation(run)) return Status();
